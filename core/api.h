@@ -1,0 +1,226 @@
+/*
+ * What the API entry points (hand-written and generated) are built from:
+ * the public header, the core state, and inline helpers for the typed
+ * families.  Everything here inlines into the entry points so that the
+ * on-node path of a put or an AMO is straight-line code.
+ */
+#ifndef PSHM_API_H
+#define PSHM_API_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "shmem.h"
+#include "shmemx.h"
+#include "pshmem.h"
+#include "pshm.h"
+
+#define PSHM_API __attribute__((visibility("default")))
+
+/* Team-relative PE of a context -> world PE. */
+int pshm_ctx_pe_check(struct pshm_ctx *c, const char *routine, int pe) PSHM_HIDDEN;
+#define PSHM_CTX_PE(ctx, routine, pe)                                                              \
+    (PSHM_UNLIKELY(pshm_g.debug) ? pshm_ctx_pe_check((ctx), (routine), (pe))                       \
+                                 : ((ctx)->pe_world ? (ctx)->pe_world[pe] : (pe)))
+
+static inline void pshm_put_nbi(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
+{
+    uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
+    char *b;
+    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
+        memcpy(b + off, src, n);
+        return;
+    }
+    pshm_put_slow(c, dst, src, n, pe, 1);
+}
+
+static inline void pshm_get_nbi(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
+{
+    uintptr_t off = (uintptr_t)src - pshm_g.heap_lo;
+    char *b;
+    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
+        memcpy(dst, b + off, n);
+        return;
+    }
+    pshm_get_slow(c, dst, src, n, pe, 1);
+}
+
+/* iput/iget/ibput/ibget: nblocks blocks of bsize elements; block i is at
+ * element i*dst of dest and i*sst of source. */
+void pshm_strided(struct pshm_ctx *c, int is_put, void *dest, const void *source, ptrdiff_t dst,
+                  ptrdiff_t sst, size_t bsize, size_t nblocks, size_t esize, int pe) PSHM_HIDDEN;
+
+/* ---- AMOs ----------------------------------------------------------- */
+
+static inline uint32_t pshm_bits32(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline uint64_t pshm_bits64(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    return u;
+}
+static inline float pshm_from_bits_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline double pshm_from_bits_double(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+/* One CPU atomic; op is a constant at every call site so the switch folds. */
+#define PSHM_CPU_AMO(p, op, v, cmp)                                                                \
+    ({                                                                                             \
+        __typeof__(*(p)) r_ = 0;                                                                   \
+        switch (op) {                                                                              \
+        case PSHM_AMO_ADD: r_ = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); break;                 \
+        case PSHM_AMO_AND: r_ = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break;                 \
+        case PSHM_AMO_OR: r_ = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); break;                   \
+        case PSHM_AMO_XOR: r_ = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); break;                 \
+        case PSHM_AMO_SWAP: r_ = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); break;               \
+        case PSHM_AMO_CSWAP:                                                                       \
+            r_ = (cmp);                                                                            \
+            __atomic_compare_exchange_n(p, &r_, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);         \
+            break;                                                                                 \
+        case PSHM_AMO_READ: r_ = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;                      \
+        case PSHM_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); break;                        \
+        }                                                                                          \
+        r_;                                                                                        \
+    })
+
+#define PSHM_DEFINE_AMO(W, TCODE)                                                                  \
+    static inline uint##W##_t pshm_amo_f##W(struct pshm_ctx *c, void *dest, int pe, int op,       \
+                                            uint##W##_t v, uint##W##_t cmp)                        \
+    {                                                                                              \
+        uint##W##_t *p = (uint##W##_t *)pshm_amo_addr(dest, pe);                                   \
+        if (PSHM_LIKELY(p != NULL))                                                                \
+            return PSHM_CPU_AMO(p, op, v, cmp);                                                    \
+        uint##W##_t old = 0;                                                                       \
+        pshm_amo_slow(c, dest, pe, op, TCODE, &v, &cmp, &old, 0);                                  \
+        return old;                                                                                \
+    }                                                                                              \
+    static inline void pshm_amo_n##W(struct pshm_ctx *c, void *dest, int pe, int op,               \
+                                     uint##W##_t v)                                                \
+    {                                                                                              \
+        uint##W##_t *p = (uint##W##_t *)pshm_amo_addr(dest, pe);                                   \
+        if (PSHM_LIKELY(p != NULL)) {                                                              \
+            (void)PSHM_CPU_AMO(p, op, v, 0);                                                       \
+            return;                                                                                \
+        }                                                                                          \
+        pshm_amo_slow(c, dest, pe, op, TCODE, &v, NULL, NULL, 0);                                  \
+    }                                                                                              \
+    static inline void pshm_amo_nbi##W(struct pshm_ctx *c, void *fetch, void *dest, int pe,        \
+                                       int op, uint##W##_t v, uint##W##_t cmp)                     \
+    {                                                                                              \
+        uint##W##_t *p = (uint##W##_t *)pshm_amo_addr(dest, pe);                                   \
+        if (PSHM_LIKELY(p != NULL)) {                                                              \
+            uint##W##_t r = PSHM_CPU_AMO(p, op, v, cmp);                                           \
+            memcpy(fetch, &r, sizeof r);                                                           \
+            return;                                                                                \
+        }                                                                                          \
+        pshm_amo_slow(c, dest, pe, op, TCODE, &v, &cmp, fetch, 1);                                 \
+    }
+
+PSHM_DEFINE_AMO(32, PSHM_T_U32)
+PSHM_DEFINE_AMO(64, PSHM_T_U64)
+
+/* ---- point-to-point synchronization -------------------------------- */
+
+void pshm_bad_cmp(const char *routine, int cmp) PSHM_HIDDEN __attribute__((noreturn));
+
+#define PSHM_CMP(routine, a, cmp, b)                                                               \
+    ({                                                                                             \
+        int t_;                                                                                    \
+        switch (cmp) {                                                                             \
+        case SHMEM_CMP_EQ: t_ = (a) == (b); break;                                                 \
+        case SHMEM_CMP_NE: t_ = (a) != (b); break;                                                 \
+        case SHMEM_CMP_GT: t_ = (a) > (b); break;                                                  \
+        case SHMEM_CMP_GE: t_ = (a) >= (b); break;                                                 \
+        case SHMEM_CMP_LT: t_ = (a) < (b); break;                                                  \
+        case SHMEM_CMP_LE: t_ = (a) <= (b); break;                                                 \
+        default: pshm_bad_cmp(routine, cmp);                                                       \
+        }                                                                                          \
+        t_;                                                                                        \
+    })
+
+#define PSHM_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+
+#define PSHM_WAIT_UNTIL(T, routine, ivar, cmp, value)                                              \
+    do {                                                                                           \
+        unsigned spins_ = 0;                                                                       \
+        while (!PSHM_CMP(routine, PSHM_LOAD((T *)(ivar)), cmp, (T)(value)))                        \
+            pshm_wait_step(&spins_);                                                               \
+    } while (0)
+
+#define PSHM_TEST(T, routine, ivar, cmp, value)                                                    \
+    ({                                                                                             \
+        if (pshm_g.tp_progress)                                                                    \
+            pshm_g.tp->progress();                                                                 \
+        PSHM_CMP(routine, PSHM_LOAD((T *)(ivar)), cmp, (T)(value));                                \
+    })
+
+enum { PSHM_SET_ALL, PSHM_SET_ANY, PSHM_SET_SOME };
+
+/* The _all/_any/_some (and _vector) waits and tests.  Returns for ALL:
+ * 1 if all active elements hold (always, when waiting); ANY: an index or
+ * SIZE_MAX; SOME: how many indices were written. */
+#define PSHM_WAIT_SET(T, routine, kind, block, ivars, nelems, indices, status, cmp, values, vec)   \
+    ({                                                                                             \
+        const T *vals_ = (values);                                                                 \
+        size_t res_ = 0, active_ = 0;                                                              \
+        unsigned spins_ = 0;                                                                       \
+        for (size_t i_ = 0; i_ < (nelems); i_++)                                                   \
+            active_ += !(status) || !(status)[i_];                                                 \
+        if (kind == PSHM_SET_ANY)                                                                  \
+            res_ = SIZE_MAX;                                                                       \
+        if (kind == PSHM_SET_ALL)                                                                  \
+            res_ = 1;                                                                              \
+        for (;;) {                                                                                 \
+            size_t hit_ = 0;                                                                       \
+            if (!active_)                                                                          \
+                break;                                                                             \
+            if (pshm_g.tp_progress)                                                                \
+                pshm_g.tp->progress();                                                             \
+            for (size_t i_ = 0; i_ < (nelems); i_++) {                                             \
+                if ((status) && (status)[i_])                                                      \
+                    continue;                                                                      \
+                T v_ = PSHM_LOAD(&(ivars)[i_]);                                                    \
+                if (PSHM_CMP(routine, v_, cmp, vals_[(vec) ? i_ : 0])) {                           \
+                    if (kind == PSHM_SET_ANY) {                                                    \
+                        res_ = i_;                                                                 \
+                        hit_ = 1;                                                                  \
+                        break;                                                                     \
+                    }                                                                              \
+                    if (kind == PSHM_SET_SOME)                                                     \
+                        ((size_t *)(indices))[hit_] = i_;                                                    \
+                    hit_++;                                                                        \
+                }                                                                                  \
+            }                                                                                      \
+            if (kind == PSHM_SET_ALL && hit_ == active_)                                           \
+                break;                                                                             \
+            if (kind != PSHM_SET_ALL && hit_) {                                                    \
+                if (kind == PSHM_SET_SOME)                                                         \
+                    res_ = hit_;                                                                   \
+                break;                                                                             \
+            }                                                                                      \
+            if (!(block)) {                                                                        \
+                if (kind == PSHM_SET_ALL)                                                          \
+                    res_ = 0;                                                                      \
+                break;                                                                             \
+            }                                                                                      \
+            pshm_wait_step(&spins_);                                                               \
+        }                                                                                          \
+        atomic_thread_fence(memory_order_acquire);                                                 \
+        res_;                                                                                      \
+    })
+
+#endif

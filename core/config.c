@@ -1,0 +1,148 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+
+struct pshm_config pshm_cfg;
+
+struct var {
+    const char *name;
+    const char *def; /* shown when unset */
+    const char *help;
+};
+
+static const struct var vars[] = {
+    {"SHMEM_SYMMETRIC_SIZE", "256M",
+     "symmetric heap size per PE: bytes, or a number with K, M, G or T (powers of 1024)"},
+    {"SHMEM_TRANSPORT", "(highest priority usable)",
+     "transport preference list, e.g. ofi,shm; see shmem_info for those installed"},
+    {"SHMEM_TRANSPORT_PATH", "(none)",
+     "extra ':'-separated folders searched for transport-NAME.so before the install's own"},
+    {"SHMEM_BYPASS", "1", "on-node PEs by load/store into mapped memory (0: all traffic via the transport)"},
+    {"SHMEM_GLOBALS", "map",
+     "global/static data: map (shared mapping, load/store on-node) or cma (process_vm_readv/writev)"},
+    {"SHMEM_WAIT_SPINS", "256", "polls before a waiting PE yields its CPU"},
+    {"SHMEM_DEBUG", "0", "check every call's arguments and explain failures"},
+    {"SHMEM_INFO", "0", "print this information on PE 0 at shmem_init"},
+    {"SHMEM_VERSION", "0", "print the library version on PE 0 at shmem_init"},
+    {"PLUGSHMEM_JOB_TAG", "(set by oshrun)", "job identifier used to name shared-memory objects"},
+};
+
+int pshm_parse_size(const char *s, size_t *out)
+{
+    if (!s)
+        return -1;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    case 'T': shift = 40; end++; break;
+    default: break;
+    }
+    /* Accept "512MB" and "512MiB" as people write both. */
+    if (shift && (strcasecmp(end, "B") == 0 || strcasecmp(end, "iB") == 0))
+        end += strlen(end);
+    else if (!shift && strcasecmp(end, "B") == 0)
+        end++;
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end)
+        return -1;
+    if (shift && v > (SIZE_MAX >> shift))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+int pshm_parse_bool(const char *s, int *out)
+{
+    static const char *yes[] = {"1", "yes", "y", "true", "on"};
+    static const char *no[] = {"0", "no", "n", "false", "off", ""};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        if (strcasecmp(s, yes[i]) == 0)
+            return *out = 1, 0;
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        if (strcasecmp(s, no[i]) == 0)
+            return *out = 0, 0;
+    return -1;
+}
+
+static int load_bool(const char *name, int def, int *out, char *err, size_t errlen)
+{
+    const char *s = getenv(name);
+    *out = def;
+    if (s && pshm_parse_bool(s, out)) {
+        snprintf(err, errlen, "%s='%s' is not a boolean; use 1 or 0 (also yes/no, true/false, on/off)",
+                 name, s);
+        return -1;
+    }
+    return 0;
+}
+
+int pshm_config_load(char *err, size_t errlen)
+{
+    struct pshm_config c = {0};
+    const char *s;
+
+    c.symmetric_size = PSHM_DEFAULT_HEAP_SIZE;
+    if ((s = getenv("SHMEM_SYMMETRIC_SIZE")) && pshm_parse_size(s, &c.symmetric_size)) {
+        snprintf(err, errlen,
+                 "SHMEM_SYMMETRIC_SIZE='%s' is not a size; use bytes or a number with K, M, G or T "
+                 "(powers of 1024), e.g. 512M",
+                 s);
+        return -1;
+    }
+    c.transport = getenv("SHMEM_TRANSPORT");
+    if (c.transport && !*c.transport)
+        c.transport = NULL;
+    c.transport_path = getenv("SHMEM_TRANSPORT_PATH");
+    c.globals = "map";
+    if ((s = getenv("SHMEM_GLOBALS")) && *s) {
+        if (strcmp(s, "map") && strcmp(s, "cma")) {
+            snprintf(err, errlen, "SHMEM_GLOBALS='%s' is not known; use map or cma", s);
+            return -1;
+        }
+        c.globals = s;
+    }
+    if (load_bool("SHMEM_DEBUG", 0, &c.debug, err, errlen) ||
+        load_bool("SHMEM_INFO", 0, &c.info, err, errlen) ||
+        load_bool("SHMEM_VERSION", 0, &c.version, err, errlen) ||
+        load_bool("SHMEM_BYPASS", 1, &c.bypass, err, errlen))
+        return -1;
+    c.wait_spins = 256;
+    if ((s = getenv("SHMEM_WAIT_SPINS")) && *s) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(s, &end, 10);
+        if (errno || *end || *s == '-' || v > 1000000000ul) {
+            snprintf(err, errlen,
+                     "SHMEM_WAIT_SPINS='%s' is not a count; use an integer from 0 to 1000000000", s);
+            return -1;
+        }
+        c.wait_spins = (unsigned)v;
+    }
+    pshm_cfg = c;
+    return 0;
+}
+
+void pshm_config_print(FILE *f)
+{
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i].name);
+        fprintf(f, "  %-22s %-26s %s\n", vars[i].name, v ? v : vars[i].def, vars[i].help);
+    }
+}

@@ -1,0 +1,35 @@
+/* The library's settings: every environment variable it reads, parsed once,
+ * with its default and one line of help (shmem_info prints the table). */
+#ifndef PSHM_CONFIG_H
+#define PSHM_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define PSHM_DEFAULT_HEAP_SIZE ((size_t)256 << 20) /* the one place the default lives */
+
+struct pshm_config {
+    size_t symmetric_size;
+    const char *transport;      /* preference list, NULL if unset */
+    const char *transport_path; /* extra plugin folders, ':'-separated */
+    const char *globals;        /* "map" or "cma" */
+    int debug;
+    int info;
+    int version;
+    int bypass;
+    unsigned wait_spins;
+};
+
+extern struct pshm_config pshm_cfg;
+
+/* Parses every variable; on a bad value writes one line naming the
+ * variable, the value and what is accepted into err and returns -1. */
+int pshm_config_load(char *err, size_t errlen);
+/* Prints "NAME=value  help" for every variable. */
+void pshm_config_print(FILE *f);
+/* "512M" -> 536870912. Returns 0, or -1 if s is not a size. */
+int pshm_parse_size(const char *s, size_t *out);
+/* 1/0, yes/no, true/false, on/off. Returns 0, or -1. */
+int pshm_parse_bool(const char *s, int *out);
+
+#endif

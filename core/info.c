@@ -1,0 +1,65 @@
+/* What shmem_info and SHMEM_INFO=1 print. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api.h"
+#include "config.h"
+#include "info.h"
+#include "init.h"
+#include "registry.h"
+
+PSHM_API void pshmemx_info_print(FILE *out)
+{
+    char err[1024];
+    int cfg_ok = pshm_config_load(err, sizeof err) == 0;
+
+    fprintf(out, "PlugSHMEM %s, implementing OpenSHMEM %d.%d\n", PLUGSHMEM_VERSION_STRING,
+            SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    fprintf(out, "Transport plugin ABI %u\n\n", PSHM_TRANSPORT_ABI_VERSION);
+
+    /* Query plugins as a single-node job of this size would. */
+    struct pshm_registry reg;
+    pshm_registry_scan(&reg, getenv("SHMEM_TRANSPORT_PATH"));
+    int n = pshm_is_initialized() ? pshm_g.n_pes : 1;
+    int *local_of = calloc((size_t)n, sizeof(int));
+    for (int i = 0; i < n; i++)
+        local_of[i] = i;
+    pshm_core_services svc = {.abi_version = PSHM_TRANSPORT_ABI_VERSION,
+                              .my_pe = pshm_is_initialized() ? pshm_g.my_pe : 0,
+                              .n_pes = n,
+                              .n_local = n,
+                              .local_of = local_of};
+    pshm_registry_query(&reg, &svc);
+    fprintf(out, "Transports (searched %s):\n", pshm_registry_dirs());
+    for (int i = 0; i < reg.n; i++) {
+        struct pshm_plugin *p = &reg.p[i];
+        fprintf(out, "  %-6s %s\n", p->name, p->path);
+        if (p->desc)
+            fprintf(out, "         ABI %u, %s; %s\n", p->desc->abi_version, p->desc->description,
+                    p->usable ? "usable" : "not usable:");
+        if (!p->usable)
+            fprintf(out, "         %s\n", p->why);
+        else
+            fprintf(out, "         priority %d\n", p->priority);
+    }
+    if (!reg.n)
+        fprintf(out, "  none found\n");
+    char why[2048];
+    struct pshm_plugin *sel =
+        pshm_registry_select(&reg, cfg_ok ? pshm_cfg.transport : getenv("SHMEM_TRANSPORT"), why,
+                             sizeof why);
+    if (pshm_is_initialized())
+        fprintf(out, "Transport in use: %s\n", pshm_transport_in_use);
+    else if (sel)
+        fprintf(out, "Transport that would be selected: %s\n", sel->name);
+    else
+        fprintf(out, "Transport that would be selected: none: %s\n", why);
+    pshm_registry_release(&reg, NULL);
+    free(local_of);
+
+    fprintf(out, "\nEnvironment (name, current value or default, meaning):\n");
+    pshm_config_print(out);
+    if (!cfg_ok)
+        fprintf(out, "\nConfiguration error: %s\n", err);
+}
+#pragma weak shmemx_info_print = pshmemx_info_print

@@ -1,0 +1,275 @@
+/* shmem_init / shmem_finalize: bring up bootstrap, transport and segments
+ * in that order, and take them down in reverse. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "api.h"
+#include "config.h"
+#include "error.h"
+#include "info.h"
+#include "init.h"
+#include "memory.h"
+#include "registry.h"
+#include "segment.h"
+#include "sync.h"
+
+struct pshm_global pshm_g;
+struct pshm_ctx pshm_ctx_default PSHM_API;
+struct pshm_boot pshm_boot;
+const char *pshm_transport_in_use;
+int pshm_thread_level = SHMEM_THREAD_SINGLE;
+
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static int refcount;
+static int boot_up;
+static struct pshm_plugin plugin; /* the transport in use */
+static pshm_core_services svc;
+static int *local_of;
+static char **peer_bases[PSHM_NSEGS];
+
+int pshm_is_initialized(void) { return refcount > 0; }
+
+void pshm_job_abort(int status)
+{
+    fflush(stdout);
+    fflush(stderr);
+    if (boot_up)
+        pshm_boot.abort(status, NULL);
+    exit(status);
+}
+
+/* A configuration error is the same on every PE: PE 0 reports it and the
+ * others give it time to, so that the user reads one line, not one per PE. */
+static int config_fail(int rank, const char *msg, int fatal)
+{
+    if (rank == 0 || !fatal)
+        pshm_error("%s", msg);
+    if (!fatal)
+        return -1;
+    if (rank != 0) {
+        sleep(2);
+        pshm_error("%s", msg);
+    }
+    pshm_job_abort(1);
+}
+
+static int env_rank(void)
+{
+    const char *r = getenv("PMIX_RANK");
+    return r ? atoi(r) : 0;
+}
+
+static void svc_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pshm_verror(fmt, ap);
+    va_end(ap);
+}
+
+static const char *svc_getenv(const char *name) { return getenv(name); }
+
+static void build_services(void)
+{
+    memset(&svc, 0, sizeof svc);
+    svc.abi_version = PSHM_TRANSPORT_ABI_VERSION;
+    svc.my_pe = pshm_boot.rank;
+    svc.n_pes = pshm_boot.size;
+    svc.n_local = pshm_boot.n_local;
+    local_of = malloc(sizeof(int) * (size_t)pshm_boot.size);
+    for (int i = 0; i < pshm_boot.size; i++)
+        local_of[i] = -1;
+    for (int i = 0; i < pshm_boot.n_local; i++)
+        local_of[pshm_boot.local_ranks[i]] = i;
+    svc.local_of = local_of;
+    svc.allgather = pshm_boot.allgather;
+    svc.barrier = pshm_boot.barrier;
+    svc.getenv = svc_getenv;
+    svc.error = svc_error;
+    svc.debug = pshm_cfg.debug;
+}
+
+/* Which PEs the core reaches by load/store, and for which of those CPU
+ * atomics are safe: only where every PE that can target a word uses the
+ * same atomicity domain. */
+static void set_routes(const pshm_transport_ops *ops)
+{
+    int all_local = pshm_boot.n_local == pshm_boot.size;
+    int cpu_amo = all_local || (ops->caps & PSHM_CAP_AMO_CPU_COHERENT);
+    for (int s = 0; s < PSHM_NSEGS; s++) {
+        peer_bases[s] = calloc((size_t)pshm_boot.size, sizeof(char *));
+        for (int r = 0; r < pshm_boot.size; r++) {
+            struct pshm_peer *p = &pshm_g.peer[r];
+            if (!pshm_cfg.bypass)
+                p->base[s] = NULL;
+            p->amo[s] = cpu_amo ? p->base[s] : NULL;
+            peer_bases[s][r] = p->base[s];
+        }
+        svc.peer_base[s] = peer_bases[s];
+    }
+}
+
+static int select_transport(int fatal)
+{
+    struct pshm_registry reg;
+    char err[2048];
+    pshm_registry_scan(&reg, pshm_cfg.transport_path);
+    pshm_registry_query(&reg, &svc);
+    struct pshm_plugin *p = pshm_registry_select(&reg, pshm_cfg.transport, err, sizeof err);
+    if (!p) {
+        pshm_registry_release(&reg, NULL);
+        return config_fail(pshm_boot.rank, err, fatal);
+    }
+    plugin = *p;
+    pshm_registry_release(&reg, p);
+    return 0;
+}
+
+static void at_exit(void)
+{
+    /* start_pes() programs, and programs that forget shmem_finalize,
+     * still complete their communication and leave the job cleanly. */
+    while (refcount > 0)
+        pshmem_finalize();
+}
+
+static int init(int requested, int *provided, int fatal)
+{
+    static int atexit_done;
+    char err[1024];
+
+    pthread_mutex_lock(&init_lock);
+    if (refcount > 0) {
+        refcount++;
+        pthread_mutex_unlock(&init_lock);
+        if (provided)
+            *provided = pshm_thread_level;
+        return 0;
+    }
+    if (pshm_config_load(err, sizeof err)) {
+        pthread_mutex_unlock(&init_lock);
+        return config_fail(env_rank(), err, fatal);
+    }
+    memset(&pshm_boot, 0, sizeof pshm_boot);
+    if (pshm_boot_init(&pshm_boot)) {
+        pthread_mutex_unlock(&init_lock);
+        if (fatal)
+            exit(1);
+        return -1;
+    }
+    boot_up = 1;
+    if (pshm_boot.size > 1)
+        pshm_error_set_pe(pshm_boot.rank);
+    pshm_g.my_pe = pshm_boot.rank;
+    pshm_g.n_pes = pshm_boot.size;
+    pshm_g.debug = pshm_cfg.debug;
+    build_services();
+    if (select_transport(fatal)) {
+        pshm_boot.fini();
+        boot_up = 0;
+        pthread_mutex_unlock(&init_lock);
+        return -1;
+    }
+    pshm_transport_in_use = plugin.name;
+    if (pshm_segments_init(&pshm_boot, pshm_cfg.symmetric_size, !strcmp(pshm_cfg.globals, "map"),
+                           pshm_cfg.bypass))
+        pshm_job_abort(1);
+    svc.seg[PSHM_SEG_HEAP].base = (void *)pshm_g.heap_lo;
+    svc.seg[PSHM_SEG_HEAP].size = pshm_g.heap_len;
+    svc.seg[PSHM_SEG_DATA].base = (void *)pshm_g.data_lo;
+    svc.seg[PSHM_SEG_DATA].size = pshm_g.data_len;
+    const pshm_transport_ops *ops = NULL;
+    /* Routes first: a plugin learns from svc which peers the core maps. */
+    {
+        pshm_transport_ops probe = {0};
+        set_routes(&probe);
+    }
+    if (plugin.desc->init(&svc, &ops) || !ops)
+        pshm_fatal("transport '%s' (%s) failed to initialize", plugin.name, plugin.path);
+    for (int s = 0; s < PSHM_NSEGS; s++)
+        free(peer_bases[s]);
+    set_routes(ops);
+    pshm_g.tp = ops;
+    pshm_g.tp_quiet = ops->quiet != NULL;
+    pshm_g.tp_progress = ops->progress != NULL;
+    memset(&pshm_ctx_default, 0, sizeof pshm_ctx_default);
+    pshm_ctx_default.team = &pshm_team_world;
+    pshm_memory_init(pshm_cfg.symmetric_size);
+    pshm_teams_init();
+
+    pshm_thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
+                        : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
+                                                            : requested;
+    if (provided)
+        *provided = pshm_thread_level;
+    refcount = 1;
+    if (!atexit_done) {
+        atexit(at_exit);
+        atexit_done = 1;
+    }
+    pthread_mutex_unlock(&init_lock);
+
+    pshm_barrier_world();
+    if (pshm_g.my_pe == 0 && (pshm_cfg.info || pshm_cfg.version)) {
+        if (pshm_cfg.info)
+            pshmemx_info_print(stdout);
+        else
+            printf("PlugSHMEM %s (OpenSHMEM %d.%d), transport %s\n", PLUGSHMEM_VERSION_STRING,
+                   SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, plugin.name);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+PSHM_API void pshmem_init(void) { init(SHMEM_THREAD_SINGLE, NULL, 1); }
+#pragma weak shmem_init = pshmem_init
+
+PSHM_API int pshmem_init_thread(int requested, int *provided)
+{
+    return init(requested, provided, 0) ? 1 : 0;
+}
+#pragma weak shmem_init_thread = pshmem_init_thread
+
+PSHM_API void pshmem_finalize(void)
+{
+    pthread_mutex_lock(&init_lock);
+    if (refcount == 0) {
+        pthread_mutex_unlock(&init_lock);
+        return;
+    }
+    if (--refcount > 0) {
+        pthread_mutex_unlock(&init_lock);
+        pshmem_barrier_all();
+        return;
+    }
+    pshmem_barrier_all();
+    if (plugin.desc->fini)
+        plugin.desc->fini();
+    pshm_g.tp = NULL;
+    pshm_teams_fini();
+    pshm_memory_fini();
+    pshm_segments_fini();
+    pshm_boot.fini();
+    boot_up = 0;
+    if (plugin.dl)
+        dlclose(plugin.dl);
+    free(plugin.name);
+    free(plugin.path);
+    memset(&plugin, 0, sizeof plugin);
+    pshm_transport_in_use = NULL;
+    for (int s = 0; s < PSHM_NSEGS; s++) {
+        free(peer_bases[s]);
+        peer_bases[s] = NULL;
+    }
+    free(local_of);
+    local_of = NULL;
+    pshm_error_set_pe(-1);
+    pthread_mutex_unlock(&init_lock);
+}
+#pragma weak shmem_finalize = pshmem_finalize

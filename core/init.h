@@ -1,0 +1,15 @@
+/* Library lifetime: initialization, finalization, ending the job. */
+#ifndef PSHM_INIT_H
+#define PSHM_INIT_H
+
+#include "bootstrap.h"
+
+/* Ends every PE of the job with status; works before and after init. */
+void pshm_job_abort(int status) __attribute__((noreturn));
+int pshm_is_initialized(void);
+/* The bootstrap in use (valid while initialized). */
+extern struct pshm_boot pshm_boot;
+extern const char *pshm_transport_in_use;
+extern int pshm_thread_level;
+
+#endif

@@ -1,0 +1,150 @@
+/*
+ * Core-internal state shared by the API entry points.  Nothing here is
+ * visible to plugins (they see core/transport.h only) or to applications.
+ */
+#ifndef PSHM_CORE_H
+#define PSHM_CORE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "transport.h"
+
+#define PSHM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PSHM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define PSHM_HIDDEN __attribute__((visibility("hidden")))
+
+/* How the core reaches one peer PE: its segments mapped here for
+ * load/store (NULL if not), and the same pointer again in amo[] only if
+ * atomics on that segment may be done with CPU atomics. */
+struct pshm_peer {
+    char *base[PSHM_NSEGS];
+    char *amo[PSHM_NSEGS];
+};
+
+/* A communication context (shmem_ctx_t points at one). */
+struct pshm_ctx {
+    pshm_tctx t;         /* the transport's context */
+    const int *pe_world; /* team PE -> world PE, NULL for world-team contexts */
+    struct pshm_team *team;
+    long options;
+};
+
+/* The hot fields come first so that put/get/AMO touch one cache line. */
+struct pshm_global {
+    uintptr_t heap_lo; /* this PE's heap segment */
+    size_t heap_len;
+    struct pshm_peer *peer; /* indexed by world PE */
+    const pshm_transport_ops *tp;
+    uintptr_t data_lo; /* this PE's data segment */
+    size_t data_len;
+    int debug;
+    int my_pe;
+    int n_pes;
+    int tp_quiet; /* the transport has a quiet to call */
+    int tp_progress;
+};
+
+extern struct pshm_global pshm_g PSHM_HIDDEN;
+extern struct pshm_ctx pshm_ctx_default;
+
+/* Slow paths and checks (core/rma.c, core/amo.c, core/error.c). */
+void pshm_put_slow(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe, int nbi) PSHM_HIDDEN;
+void pshm_get_slow(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe, int nbi) PSHM_HIDDEN;
+void pshm_amo_slow(struct pshm_ctx *c, void *dst, int pe, int op, int type, const void *operand,
+                   const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
+void pshm_check_pe(const char *routine, int pe) PSHM_HIDDEN;
+void pshm_check_init(const char *routine) PSHM_HIDDEN;
+
+/* Debug-mode argument check, one predictable branch otherwise. */
+#define PSHM_CHECK_PE(routine, pe)                                                                 \
+    do {                                                                                           \
+        if (PSHM_UNLIKELY(pshm_g.debug))                                                           \
+            pshm_check_pe(routine, pe);                                                            \
+    } while (0)
+
+/* ---- the on-node fast path: one branch and a memcpy ---------------- */
+
+static inline void pshm_put(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
+{
+    uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
+    char *b;
+    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
+        memcpy(b + off, src, n);
+        return;
+    }
+    pshm_put_slow(c, dst, src, n, pe, 0);
+}
+
+static inline void pshm_get(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
+{
+    uintptr_t off = (uintptr_t)src - pshm_g.heap_lo;
+    char *b;
+    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
+        memcpy(dst, b + off, n);
+        return;
+    }
+    pshm_get_slow(c, dst, src, n, pe, 0);
+}
+
+/* Where a symmetric address lives in PE pe's memory, if mapped here;
+ * NULL otherwise.  Also used by shmem_ptr. */
+static inline char *pshm_mapped(const void *addr, int pe)
+{
+    uintptr_t off = (uintptr_t)addr - pshm_g.heap_lo;
+    if (off < pshm_g.heap_len) {
+        char *b = pshm_g.peer[pe].base[PSHM_SEG_HEAP];
+        return b ? b + off : NULL;
+    }
+    off = (uintptr_t)addr - pshm_g.data_lo;
+    if (off < pshm_g.data_len) {
+        char *b = pshm_g.peer[pe].base[PSHM_SEG_DATA];
+        return b ? b + off : NULL;
+    }
+    return NULL;
+}
+
+/* Address for a CPU atomic on PE pe, or NULL if the transport must do it. */
+static inline void *pshm_amo_addr(const void *addr, int pe)
+{
+    uintptr_t off = (uintptr_t)addr - pshm_g.heap_lo;
+    char *b;
+    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].amo[PSHM_SEG_HEAP])))
+        return b + off;
+    off = (uintptr_t)addr - pshm_g.data_lo;
+    if (off < pshm_g.data_len && (b = pshm_g.peer[pe].amo[PSHM_SEG_DATA]))
+        return b + off;
+    return NULL;
+}
+
+/* Which segment holds addr; -1 if none (not symmetric). */
+static inline int pshm_seg_of(const void *addr, size_t *off)
+{
+    uintptr_t o = (uintptr_t)addr - pshm_g.heap_lo;
+    if (o < pshm_g.heap_len) {
+        *off = o;
+        return PSHM_SEG_HEAP;
+    }
+    o = (uintptr_t)addr - pshm_g.data_lo;
+    if (o < pshm_g.data_len) {
+        *off = o;
+        return PSHM_SEG_DATA;
+    }
+    return -1;
+}
+
+/* Completion of everything this PE issued on ctx c. */
+static inline void pshm_quiet(struct pshm_ctx *c)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (pshm_g.tp_quiet)
+        pshm_g.tp->quiet(c->t);
+}
+
+/* Called in every wait loop: serves incoming traffic and yields the CPU
+ * once spinning stops paying (PEs may outnumber cores). */
+void pshm_wait_step(unsigned *spins) PSHM_HIDDEN;
+
+#endif

@@ -1,0 +1,234 @@
+#include <dirent.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "registry.h"
+
+#define PLUGIN_PREFIX "transport-"
+#define PLUGIN_SUFFIX ".so"
+
+static char dirs_searched[4096];
+
+/* The folder holding the loaded core library, so that a relocated install
+ * still finds its plugins. */
+static int core_lib_dir(char *out, size_t len)
+{
+    Dl_info info;
+    if (!dladdr((void *)core_lib_dir, &info) || !info.dli_fname)
+        return -1;
+    char real[PATH_MAX];
+    if (!realpath(info.dli_fname, real))
+        return -1;
+    char *slash = strrchr(real, '/');
+    if (!slash)
+        return -1;
+    *slash = '\0';
+    snprintf(out, len, "%s", real);
+    return 0;
+}
+
+static struct pshm_plugin *find(struct pshm_registry *r, const char *name)
+{
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->p[i].name, name) == 0)
+            return &r->p[i];
+    return NULL;
+}
+
+static void load(struct pshm_plugin *p)
+{
+    dlerror();
+    p->dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
+    if (!p->dl) {
+        const char *e = dlerror();
+        snprintf(p->why, sizeof p->why, "cannot load: %s", e ? e : "unknown dlopen error");
+        return;
+    }
+    const pshm_transport_desc *d = dlsym(p->dl, PSHM_TRANSPORT_SYMBOL);
+    if (!d)
+        snprintf(p->why, sizeof p->why, "not a PlugSHMEM transport: no symbol '%s'",
+                 PSHM_TRANSPORT_SYMBOL);
+    else if (d->abi_version != PSHM_TRANSPORT_ABI_VERSION)
+        snprintf(p->why, sizeof p->why,
+                 "built for transport ABI %u, this library speaks ABI %u: rebuild the plugin",
+                 d->abi_version, PSHM_TRANSPORT_ABI_VERSION);
+    else if (d->size < sizeof *d)
+        snprintf(p->why, sizeof p->why, "descriptor is %u bytes, expected at least %zu", d->size,
+                 sizeof *d);
+    else if (!d->name || strcmp(d->name, p->name) != 0)
+        snprintf(p->why, sizeof p->why, "descriptor names itself '%s' but the file says '%s'",
+                 d->name ? d->name : "(null)", p->name);
+    else if (!d->query || !d->init)
+        snprintf(p->why, sizeof p->why, "descriptor lacks query or init");
+    else {
+        p->desc = d;
+        return;
+    }
+    dlclose(p->dl);
+    p->dl = NULL;
+}
+
+static void scan_dir(struct pshm_registry *r, const char *dir)
+{
+    size_t used = strlen(dirs_searched);
+    snprintf(dirs_searched + used, sizeof dirs_searched - used, "%s%s", used ? ":" : "", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    char **names = NULL;
+    size_t nn = 0;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        size_t pl = strlen(PLUGIN_PREFIX), sl = strlen(PLUGIN_SUFFIX);
+        if (l <= pl + sl || strncmp(e->d_name, PLUGIN_PREFIX, pl) ||
+            strcmp(e->d_name + l - sl, PLUGIN_SUFFIX))
+            continue;
+        char **nw = realloc(names, (nn + 1) * sizeof *names);
+        if (!nw)
+            break;
+        names = nw;
+        names[nn++] = strdup(e->d_name);
+    }
+    closedir(d);
+    /* Sorted so that the listing and ties in priority are reproducible. */
+    for (size_t i = 1; i < nn; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    for (size_t i = 0; i < nn; i++) {
+        const char *f = names[i];
+        size_t l = strlen(f), pl = strlen(PLUGIN_PREFIX), sl = strlen(PLUGIN_SUFFIX);
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(l - pl - sl), f + pl);
+        if (!find(r, name)) {
+            struct pshm_plugin *np = realloc(r->p, (size_t)(r->n + 1) * sizeof *np);
+            if (np) {
+                r->p = np;
+                struct pshm_plugin *p = &r->p[r->n++];
+                memset(p, 0, sizeof *p);
+                p->name = strdup(name);
+                size_t plen = strlen(dir) + l + 2;
+                p->path = malloc(plen);
+                snprintf(p->path, plen, "%s/%s", dir, f);
+            }
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+int pshm_registry_scan(struct pshm_registry *r, const char *extra_path)
+{
+    r->p = NULL;
+    r->n = 0;
+    dirs_searched[0] = '\0';
+    if (extra_path && *extra_path) {
+        char *copy = strdup(extra_path), *save = NULL;
+        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
+            scan_dir(r, d);
+        free(copy);
+    }
+    char libdir[PATH_MAX], dir[PATH_MAX + 64];
+    if (core_lib_dir(libdir, sizeof libdir) == 0) {
+        snprintf(dir, sizeof dir, "%s/plugshmem", libdir);
+        struct stat st;
+        if (stat(dir, &st) == 0) {
+            scan_dir(r, dir);
+        } else {
+            /* The build tree: the core library sits at the top of it and
+             * each plugin in transports/NAME/. */
+            static const char *const builtin[] = {"shm", "ofi", "ucx", "mpi"};
+            for (size_t i = 0; i < sizeof builtin / sizeof *builtin; i++) {
+                snprintf(dir, sizeof dir, "%s/transports/%s", libdir, builtin[i]);
+                if (stat(dir, &st) == 0)
+                    scan_dir(r, dir);
+            }
+        }
+    }
+    for (int i = 0; i < r->n; i++)
+        load(&r->p[i]);
+    return 0;
+}
+
+void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc)
+{
+    for (int i = 0; i < r->n; i++) {
+        struct pshm_plugin *p = &r->p[i];
+        if (!p->desc)
+            continue;
+        p->why[0] = '\0';
+        p->priority = p->desc->query(svc, p->why, sizeof p->why);
+        p->usable = p->priority >= 0;
+        if (!p->usable && !p->why[0])
+            snprintf(p->why, sizeof p->why, "not usable here");
+    }
+}
+
+static void list_installed(struct pshm_registry *r, char *buf, size_t len)
+{
+    size_t u = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < r->n && u < len; i++)
+        u += (size_t)snprintf(buf + u, len - u, "%s%s%s", i ? ", " : "", r->p[i].name,
+                              r->p[i].usable ? "" : " (unusable)");
+    if (!r->n)
+        snprintf(buf, len, "none (searched %.900s)", dirs_searched[0] ? dirs_searched : "nothing");
+}
+
+struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pref, char *err,
+                                         size_t errlen)
+{
+    char installed[1024];
+    list_installed(r, installed, sizeof installed);
+    if (pref) {
+        char *copy = strdup(pref), *save = NULL;
+        char reasons[4096] = "";
+        size_t ru = 0;
+        for (char *n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+            struct pshm_plugin *p = find(r, n);
+            if (p && p->usable) {
+                free(copy);
+                return p;
+            }
+            if (ru < sizeof reasons)
+                ru += (size_t)snprintf(reasons + ru, sizeof reasons - ru, "%s%s: %s",
+                                       ru ? "; " : "", n, p ? p->why : "not installed");
+        }
+        free(copy);
+        snprintf(err, errlen, "SHMEM_TRANSPORT='%s': no usable transport (%.1500s); installed: %.1000s",
+                 pref, reasons, installed);
+        return NULL;
+    }
+    struct pshm_plugin *best = NULL;
+    for (int i = 0; i < r->n; i++)
+        if (r->p[i].usable && (!best || r->p[i].priority > best->priority))
+            best = &r->p[i];
+    if (!best)
+        snprintf(err, errlen, "no usable transport; installed: %s", installed);
+    return best;
+}
+
+void pshm_registry_release(struct pshm_registry *r, struct pshm_plugin *keep)
+{
+    for (int i = 0; i < r->n; i++) {
+        struct pshm_plugin *p = &r->p[i];
+        if (p != keep && p->dl)
+            dlclose(p->dl);
+        if (p != keep) {
+            free(p->name);
+            free(p->path);
+        }
+    }
+    free(r->p);
+    r->p = NULL;
+    r->n = 0;
+}
+
+const char *pshm_registry_dirs(void) { return dirs_searched; }

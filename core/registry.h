@@ -1,0 +1,39 @@
+/* Transport plugin discovery, validation and selection. */
+#ifndef PSHM_REGISTRY_H
+#define PSHM_REGISTRY_H
+
+#include <stdio.h>
+
+#include "transport.h"
+
+struct pshm_plugin {
+    char *name; /* from the file name transport-NAME.so */
+    char *path;
+    void *dl;   /* NULL if it could not be loaded or was rejected */
+    const pshm_transport_desc *desc;
+    int usable;   /* query() succeeded */
+    int priority; /* query()'s answer */
+    char why[512]; /* why it cannot be loaded or used */
+};
+
+struct pshm_registry {
+    struct pshm_plugin *p;
+    int n;
+};
+
+/* Finds every transport-*.so in SHMEM_TRANSPORT_PATH, then in the install's
+ * plugin folder (next to the loaded core library), then in the build tree;
+ * the first file of a name wins.  Loads and validates each. */
+int pshm_registry_scan(struct pshm_registry *r, const char *extra_path);
+/* Runs every loaded plugin's query() against svc. */
+void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc);
+/* Picks a plugin: from the ordered list pref ("ofi,shm") if given, else the
+ * usable one of highest priority.  Returns it, or NULL with one line in err. */
+struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pref, char *err,
+                                         size_t errlen);
+/* Unloads every plugin except keep (may be NULL) and frees the list. */
+void pshm_registry_release(struct pshm_registry *r, struct pshm_plugin *keep);
+/* Folders searched, in order, ':'-separated (for shmem_info). */
+const char *pshm_registry_dirs(void);
+
+#endif

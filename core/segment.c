@@ -1,0 +1,264 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "pshm.h"
+#include "segment.h"
+
+#define NAME_LEN 64
+
+/* What each PE tells the others about its segments. */
+struct card {
+    char heap_name[NAME_LEN]; /* empty: not shared */
+    char data_name[NAME_LEN];
+    uint64_t heap_size;
+    uint64_t data_size;
+};
+
+static struct {
+    char *heap;
+    size_t heap_size;
+    int heap_shared; /* an shm object, not anonymous memory */
+    int n_pes;
+} seg;
+
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+static uintptr_t page_down(uintptr_t a) { return a & ~(uintptr_t)(page_size() - 1); }
+static uintptr_t page_up(uintptr_t a) { return page_down(a + page_size() - 1); }
+
+/* The writable part of the executable that is not RELRO: its .data, .bss
+ * and whatever the linker put beside them. */
+struct data_range {
+    uintptr_t lo, hi;
+};
+
+static int data_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct data_range *r = arg;
+    uintptr_t relro_end = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_GNU_RELRO)
+            relro_end = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+    }
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        lo = page_down(lo);
+        if (relro_end > lo && relro_end <= hi)
+            lo = page_up(relro_end);
+        r->lo = lo;
+        r->hi = page_up(hi);
+        break;
+    }
+    return 1; /* the first object is the executable */
+}
+
+static void make_name(char *out, const char *kind, int rank)
+{
+    const char *tag = getenv("PLUGSHMEM_JOB_TAG");
+    unsigned char rnd[8];
+    if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        for (size_t i = 0; i < sizeof rnd; i++)
+            rnd[i] = (unsigned char)(rand() ^ getpid());
+    char hex[17];
+    for (size_t i = 0; i < sizeof rnd; i++)
+        snprintf(hex + 2 * i, 3, "%02x", rnd[i]);
+    if (tag && *tag)
+        snprintf(out, NAME_LEN, "/psm-%.20s-%d-%s-%s", tag, rank, kind, hex);
+    else
+        snprintf(out, NAME_LEN, "/psm-p%d-%d-%s-%s", (int)getpid(), rank, kind, hex);
+}
+
+static int shm_create(const char *name, size_t size)
+{
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd < 0) {
+        pshm_error("cannot create shared memory object %s: %s", name, strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        pshm_error("cannot size shared memory object %s to %zu bytes: %s", name, size,
+                   strerror(errno));
+        close(fd);
+        shm_unlink(name);
+        return -1;
+    }
+    return fd;
+}
+
+/* Moves the data segment into a shared-memory object mapped at the same
+ * address, so peers can map it too: globals become load/store on-node. */
+static int share_data(const struct data_range *r, char *name, int rank)
+{
+    size_t len = r->hi - r->lo;
+    make_name(name, "d", rank);
+    int fd = shm_create(name, len);
+    if (fd < 0)
+        return -1;
+    void *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (tmp == MAP_FAILED)
+        goto fail;
+    memcpy(tmp, (void *)r->lo, len);
+    void *at = mmap((void *)r->lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    munmap(tmp, len);
+    if (at == MAP_FAILED)
+        goto fail;
+    close(fd);
+    return 0;
+fail:
+    pshm_error("cannot share global data (%zu bytes): %s; set SHMEM_GLOBALS=cma", len,
+               strerror(errno));
+    close(fd);
+    shm_unlink(name);
+    name[0] = '\0';
+    return -1;
+}
+
+static char *map_peer(const char *name, size_t size, int pe)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) {
+        pshm_error("cannot open PE %d's shared memory %s: %s", pe, name, strerror(errno));
+        return NULL;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        pshm_error("cannot map PE %d's shared memory (%zu bytes): %s", pe, size, strerror(errno));
+        return NULL;
+    }
+    return p;
+}
+
+int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_globals, int bypass)
+{
+    size_t total = PSHM_INTERNAL_SIZE + page_up(user_size);
+    int shared = b->n_local > 1 && bypass;
+    struct card mine;
+    memset(&mine, 0, sizeof mine);
+
+    if (shared) {
+        make_name(mine.heap_name, "h", b->rank);
+        int fd = shm_create(mine.heap_name, total);
+        if (fd < 0)
+            return -1;
+        seg.heap = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+        close(fd);
+    } else {
+        seg.heap = mmap(NULL, total, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    }
+    if (seg.heap == MAP_FAILED) {
+        pshm_error("cannot map a %zu-byte symmetric heap: %s", total, strerror(errno));
+        if (shared)
+            shm_unlink(mine.heap_name);
+        return -1;
+    }
+    seg.heap_size = total;
+    seg.heap_shared = shared;
+    mine.heap_size = total;
+
+    struct data_range dr = {0, 0};
+    dl_iterate_phdr(data_cb, &dr);
+    if (shared && map_globals && dr.hi > dr.lo && share_data(&dr, mine.data_name, b->rank) == 0)
+        mine.data_size = dr.hi - dr.lo;
+
+    pshm_g.heap_lo = (uintptr_t)seg.heap;
+    pshm_g.heap_len = total;
+    pshm_g.data_lo = dr.lo;
+    pshm_g.data_len = dr.hi - dr.lo;
+    seg.n_pes = b->size;
+    pshm_g.peer = calloc((size_t)b->size, sizeof *pshm_g.peer);
+    struct card *all = calloc((size_t)b->size, sizeof *all);
+    int rc = -1;
+    if (!pshm_g.peer || !all) {
+        pshm_error("out of memory for %d peers", b->size);
+        goto out;
+    }
+    if (b->allgather(&mine, all, sizeof mine)) {
+        pshm_error("bootstrap exchange of segment names failed");
+        goto out;
+    }
+    pshm_g.peer[b->rank].base[PSHM_SEG_HEAP] = seg.heap;
+    if (mine.data_size)
+        pshm_g.peer[b->rank].base[PSHM_SEG_DATA] = (char *)dr.lo;
+    for (int i = 0; shared && i < b->n_local; i++) {
+        int r = b->local_ranks[i];
+        if (r == b->rank)
+            continue;
+        if (all[r].heap_size != total) {
+            pshm_error("PE %d has a %llu-byte heap, this PE %zu: SHMEM_SYMMETRIC_SIZE differs "
+                       "between PEs",
+                       r, (unsigned long long)all[r].heap_size, total);
+            goto out;
+        }
+        if (!all[r].heap_name[0] || !(pshm_g.peer[r].base[PSHM_SEG_HEAP] =
+                                          map_peer(all[r].heap_name, total, r)))
+            goto out;
+        if (all[r].data_size && mine.data_size) {
+            if (all[r].data_size != mine.data_size) {
+                pshm_error("PE %d's data segment differs in size (%llu, here %llu): is every PE "
+                           "running the same executable?",
+                           r, (unsigned long long)all[r].data_size,
+                           (unsigned long long)mine.data_size);
+                goto out;
+            }
+            if (!(pshm_g.peer[r].base[PSHM_SEG_DATA] =
+                      map_peer(all[r].data_name, all[r].data_size, r)))
+                goto out;
+        }
+    }
+    /* Data is load/store on-node only if every local PE shared its data. */
+    for (int i = 0; i < b->n_local; i++)
+        if (!all[b->local_ranks[i]].data_size)
+            for (int j = 0; j < b->n_local; j++)
+                pshm_g.peer[b->local_ranks[j]].base[PSHM_SEG_DATA] = NULL;
+    rc = 0;
+out:
+    /* Every local peer has mapped (or failed) once all passed this point. */
+    if (b->barrier() != 0 && rc == 0) {
+        pshm_error("bootstrap barrier failed");
+        rc = -1;
+    }
+    if (mine.heap_name[0])
+        shm_unlink(mine.heap_name);
+    if (mine.data_name[0])
+        shm_unlink(mine.data_name);
+    free(all);
+    return rc;
+}
+
+void pshm_segments_fini(void)
+{
+    if (pshm_g.peer) {
+        for (int r = 0; r < seg.n_pes; r++) {
+            char *h = pshm_g.peer[r].base[PSHM_SEG_HEAP];
+            if (h && h != seg.heap)
+                munmap(h, seg.heap_size);
+            char *d = pshm_g.peer[r].base[PSHM_SEG_DATA];
+            if (d && r != pshm_g.my_pe)
+                munmap(d, pshm_g.data_len);
+        }
+    }
+    /* The data segment stays shared: globals must stay readable after
+     * shmem_finalize, and their mapping is now the only copy. */
+    if (seg.heap)
+        munmap(seg.heap, seg.heap_size);
+    seg.heap = NULL;
+    free(pshm_g.peer);
+    pshm_g.peer = NULL;
+    pshm_g.heap_lo = 0;
+    pshm_g.heap_len = 0;
+}

@@ -1,0 +1,315 @@
+#!/usr/bin/env python3
+"""Generates the typed OpenSHMEM families from gen/types.py.
+
+  gen_api.py header  TEMPLATE OUT   shmem.h: declarations and C11 generics
+  gen_api.py source  FAMILY OUT     core source of one family (rma, amo, p2p)
+
+Every routine is defined as pshmem_NAME with shmem_NAME a weak alias, which is
+how the profiling interface is offered without a second copy of the code.
+"""
+import sys
+
+sys.path.insert(0, __import__("os").path.dirname(__file__))
+import typetables as T  # noqa: E402
+
+# ---------------------------------------------------------------- routines
+# Each routine: (name, return type, params, body, deprecated)
+# params is the C parameter list without ctx; body uses C for the context
+# expression, PE for the (translated) pe, R for the user-visible name.
+
+
+def ctx_variants(name, ret, params, body, has_pe=True):
+    """The default-context form and the shmem_ctx_ form."""
+    out = []
+    out.append((name, ret, params, body.replace("@C", "&pshm_ctx_default"),
+                'PSHM_CHECK_PE("shmem_%s", pe);' % name if has_pe else ""))
+    cname = "ctx_" + name
+    cparams = "shmem_ctx_t ctx, " + params
+    out.append((cname, ret, cparams, body.replace("@C", "ctx"),
+                'pe = PSHM_CTX_PE(ctx, "shmem_%s", pe);' % cname if has_pe else ""))
+    return out
+
+
+def rma_routines():
+    r = []
+    for tn, ty, sz in T.RMA:
+        r += ctx_variants("%s_put" % tn, "void", "%s *dest, const %s *source, size_t nelems, int pe" % (ty, ty),
+                          "pshm_put(@C, dest, source, nelems * sizeof(%s), pe);" % ty)
+        r += ctx_variants("%s_get" % tn, "void", "%s *dest, const %s *source, size_t nelems, int pe" % (ty, ty),
+                          "pshm_get(@C, dest, source, nelems * sizeof(%s), pe);" % ty)
+        r += ctx_variants("%s_put_nbi" % tn, "void", "%s *dest, const %s *source, size_t nelems, int pe" % (ty, ty),
+                          "pshm_put_nbi(@C, dest, source, nelems * sizeof(%s), pe);" % ty)
+        r += ctx_variants("%s_get_nbi" % tn, "void", "%s *dest, const %s *source, size_t nelems, int pe" % (ty, ty),
+                          "pshm_get_nbi(@C, dest, source, nelems * sizeof(%s), pe);" % ty)
+        r += ctx_variants("%s_p" % tn, ty and "void", "%s *dest, %s value, int pe" % (ty, ty),
+                          "pshm_put(@C, dest, &value, sizeof value, pe);")
+        r += ctx_variants("%s_g" % tn, ty, "const %s *source, int pe" % ty,
+                          "%s v; pshm_get(@C, &v, source, sizeof v, pe); return v;" % ty)
+        r += ctx_variants("%s_iput" % tn, "void",
+                          "%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe" % (ty, ty),
+                          "pshm_strided(@C, 1, dest, source, dst, sst, 1, nelems, sizeof(%s), pe);" % ty)
+        r += ctx_variants("%s_iget" % tn, "void",
+                          "%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe" % (ty, ty),
+                          "pshm_strided(@C, 0, dest, source, dst, sst, 1, nelems, sizeof(%s), pe);" % ty)
+        r += ctx_variants("%s_ibput" % tn, "void",
+                          "%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe" % (ty, ty),
+                          "pshm_strided(@C, 1, dest, source, dst, sst, bsize, nblocks, sizeof(%s), pe);" % ty)
+        r += ctx_variants("%s_ibget" % tn, "void",
+                          "%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe" % (ty, ty),
+                          "pshm_strided(@C, 0, dest, source, dst, sst, bsize, nblocks, sizeof(%s), pe);" % ty)
+    for s in T.SIZES:
+        b = s // 8
+        vp = "void *dest, const void *source, size_t nelems, int pe"
+        r += ctx_variants("put%d" % s, "void", vp, "pshm_put(@C, dest, source, nelems * %d, pe);" % b)
+        r += ctx_variants("get%d" % s, "void", vp, "pshm_get(@C, dest, source, nelems * %d, pe);" % b)
+        r += ctx_variants("put%d_nbi" % s, "void", vp, "pshm_put_nbi(@C, dest, source, nelems * %d, pe);" % b)
+        r += ctx_variants("get%d_nbi" % s, "void", vp, "pshm_get_nbi(@C, dest, source, nelems * %d, pe);" % b)
+        sp = "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe"
+        r += ctx_variants("iput%d" % s, "void", sp, "pshm_strided(@C, 1, dest, source, dst, sst, 1, nelems, %d, pe);" % b)
+        r += ctx_variants("iget%d" % s, "void", sp, "pshm_strided(@C, 0, dest, source, dst, sst, 1, nelems, %d, pe);" % b)
+        bp = "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe"
+        r += ctx_variants("ibput%d" % s, "void", bp, "pshm_strided(@C, 1, dest, source, dst, sst, bsize, nblocks, %d, pe);" % b)
+        r += ctx_variants("ibget%d" % s, "void", bp, "pshm_strided(@C, 0, dest, source, dst, sst, bsize, nblocks, %d, pe);" % b)
+    vp = "void *dest, const void *source, size_t nelems, int pe"
+    r += ctx_variants("putmem", "void", vp, "pshm_put(@C, dest, source, nelems, pe);")
+    r += ctx_variants("getmem", "void", vp, "pshm_get(@C, dest, source, nelems, pe);")
+    r += ctx_variants("putmem_nbi", "void", vp, "pshm_put_nbi(@C, dest, source, nelems, pe);")
+    r += ctx_variants("getmem_nbi", "void", vp, "pshm_get_nbi(@C, dest, source, nelems, pe);")
+    return r
+
+
+def width(sz):
+    return 32 if sz == 4 else 64
+
+
+def amo_routines():
+    r = []
+    # (suffix, table, fetching, params-after-dest, op, operand, compare)
+    def U(ty, sz, e):
+        return "(uint%d_t)(%s)" % (width(sz), e) if ty not in ("float", "double") else "pshm_bits%d(%s)" % (width(sz), e)
+
+    def back(ty, sz, e):
+        if ty in ("float", "double"):
+            return "pshm_from_bits_%s(%s)" % (ty, e)
+        return "(%s)(%s)" % (ty, e)
+
+    for tn, ty, sz in T.AMO_EXT:
+        w = width(sz)
+        r += ctx_variants("%s_atomic_fetch" % tn, ty, "const %s *source, int pe" % ty,
+                          "return %s;" % back(ty, sz, "pshm_amo_f%d(@C, (void *)source, pe, PSHM_AMO_READ, 0, 0)" % w))
+        r += ctx_variants("%s_atomic_set" % tn, "void", "%s *dest, %s value, int pe" % (ty, ty),
+                          "pshm_amo_n%d(@C, dest, pe, PSHM_AMO_SET, %s);" % (w, U(ty, sz, "value")))
+        r += ctx_variants("%s_atomic_swap" % tn, ty, "%s *dest, %s value, int pe" % (ty, ty),
+                          "return %s;" % back(ty, sz, "pshm_amo_f%d(@C, dest, pe, PSHM_AMO_SWAP, %s, 0)" % (w, U(ty, sz, "value"))))
+        r += ctx_variants("%s_atomic_fetch_nbi" % tn, "void", "%s *fetch, const %s *source, int pe" % (ty, ty),
+                          "pshm_amo_nbi%d(@C, fetch, (void *)source, pe, PSHM_AMO_READ, 0, 0);" % w)
+        r += ctx_variants("%s_atomic_swap_nbi" % tn, "void", "%s *fetch, %s *dest, %s value, int pe" % (ty, ty, ty),
+                          "pshm_amo_nbi%d(@C, fetch, dest, pe, PSHM_AMO_SWAP, %s, 0);" % (w, U(ty, sz, "value")))
+    for tn, ty, sz in T.AMO_STD:
+        w = width(sz)
+        r += ctx_variants("%s_atomic_compare_swap" % tn, ty, "%s *dest, %s cond, %s value, int pe" % (ty, ty, ty),
+                          "return (%s)pshm_amo_f%d(@C, dest, pe, PSHM_AMO_CSWAP, (uint%d_t)value, (uint%d_t)cond);" % (ty, w, w, w))
+        r += ctx_variants("%s_atomic_fetch_inc" % tn, ty, "%s *dest, int pe" % ty,
+                          "return (%s)pshm_amo_f%d(@C, dest, pe, PSHM_AMO_ADD, 1, 0);" % (ty, w))
+        r += ctx_variants("%s_atomic_inc" % tn, "void", "%s *dest, int pe" % ty,
+                          "pshm_amo_n%d(@C, dest, pe, PSHM_AMO_ADD, 1);" % w)
+        r += ctx_variants("%s_atomic_fetch_add" % tn, ty, "%s *dest, %s value, int pe" % (ty, ty),
+                          "return (%s)pshm_amo_f%d(@C, dest, pe, PSHM_AMO_ADD, (uint%d_t)value, 0);" % (ty, w, w))
+        r += ctx_variants("%s_atomic_add" % tn, "void", "%s *dest, %s value, int pe" % (ty, ty),
+                          "pshm_amo_n%d(@C, dest, pe, PSHM_AMO_ADD, (uint%d_t)value);" % (w, w))
+        r += ctx_variants("%s_atomic_compare_swap_nbi" % tn, "void", "%s *fetch, %s *dest, %s cond, %s value, int pe" % (ty, ty, ty, ty),
+                          "pshm_amo_nbi%d(@C, fetch, dest, pe, PSHM_AMO_CSWAP, (uint%d_t)value, (uint%d_t)cond);" % (w, w, w))
+        r += ctx_variants("%s_atomic_fetch_inc_nbi" % tn, "void", "%s *fetch, %s *dest, int pe" % (ty, ty),
+                          "pshm_amo_nbi%d(@C, fetch, dest, pe, PSHM_AMO_ADD, 1, 0);" % w)
+        r += ctx_variants("%s_atomic_fetch_add_nbi" % tn, "void", "%s *fetch, %s *dest, %s value, int pe" % (ty, ty, ty),
+                          "pshm_amo_nbi%d(@C, fetch, dest, pe, PSHM_AMO_ADD, (uint%d_t)value, 0);" % (w, w))
+    for tn, ty, sz in T.AMO_BIT:
+        w = width(sz)
+        for op in ("and", "or", "xor"):
+            OP = "PSHM_AMO_" + op.upper()
+            r += ctx_variants("%s_atomic_fetch_%s" % (tn, op), ty, "%s *dest, %s value, int pe" % (ty, ty),
+                              "return (%s)pshm_amo_f%d(@C, dest, pe, %s, (uint%d_t)value, 0);" % (ty, w, OP, w))
+            r += ctx_variants("%s_atomic_%s" % (tn, op), "void", "%s *dest, %s value, int pe" % (ty, ty),
+                              "pshm_amo_n%d(@C, dest, pe, %s, (uint%d_t)value);" % (w, OP, w))
+            r += ctx_variants("%s_atomic_fetch_%s_nbi" % (tn, op), "void", "%s *fetch, %s *dest, %s value, int pe" % (ty, ty, ty),
+                              "pshm_amo_nbi%d(@C, fetch, dest, pe, %s, (uint%d_t)value, 0);" % (w, OP, w))
+    # Deprecated short names: no ctx forms; they call the current ones.
+    dep = []
+    for tn in ("int", "long", "longlong"):
+        ty = dict((a, b) for a, b, _ in T.RMA)[tn]
+        dep += [("%s_add" % tn, "void", "%s *dest, %s value, int pe" % (ty, ty), "pshmem_%s_atomic_add(dest, value, pe);" % tn),
+                ("%s_cswap" % tn, ty, "%s *dest, %s cond, %s value, int pe" % (ty, ty, ty), "return pshmem_%s_atomic_compare_swap(dest, cond, value, pe);" % tn),
+                ("%s_fadd" % tn, ty, "%s *dest, %s value, int pe" % (ty, ty), "return pshmem_%s_atomic_fetch_add(dest, value, pe);" % tn),
+                ("%s_finc" % tn, ty, "%s *dest, int pe" % ty, "return pshmem_%s_atomic_fetch_inc(dest, pe);" % tn),
+                ("%s_inc" % tn, "void", "%s *dest, int pe" % ty, "pshmem_%s_atomic_inc(dest, pe);" % tn)]
+    for tn in ("float", "double", "int", "long", "longlong"):
+        ty = dict((a, b) for a, b, _ in T.RMA)[tn]
+        dep += [("%s_swap" % tn, ty, "%s *dest, %s value, int pe" % (ty, ty), "return pshmem_%s_atomic_swap(dest, value, pe);" % tn),
+                ("%s_fetch" % tn, ty, "const %s *source, int pe" % ty, "return pshmem_%s_atomic_fetch(source, pe);" % tn),
+                ("%s_set" % tn, "void", "%s *dest, %s value, int pe" % (ty, ty), "pshmem_%s_atomic_set(dest, value, pe);" % tn)]
+    r += [(n, rt, p, b, "") for n, rt, p, b in dep]
+    return r
+
+
+def p2p_routines():
+    r = []
+    for tn, ty, sz in T.P2P + T.P2P_DEPRECATED:
+        k = "%s, %s" % (tn, ty)
+        r.append(("%s_wait_until" % tn, "void", "%s *ivar, int cmp, %s cmp_value" % (ty, ty),
+                  "PSHM_WAIT_UNTIL(%s, \"shmem_%s_wait_until\", ivar, cmp, cmp_value);" % (ty, tn), ""))
+        r.append(("%s_test" % tn, "int", "%s *ivar, int cmp, %s cmp_value" % (ty, ty),
+                  "return PSHM_TEST(%s, \"shmem_%s_test\", ivar, cmp, cmp_value);" % (ty, tn), ""))
+        if (tn, ty, sz) in T.P2P_DEPRECATED:
+            continue
+        for kind in ("all", "any", "some"):
+            for vec in ("", "_vector"):
+                cv = "const %s *cmp_values" % ty if vec else "%s cmp_value" % ty
+                cvx = "cmp_values" if vec else "&cmp_value"
+                vs = "1" if vec else "0"
+                idx = "size_t *indices, " if kind == "some" else ""
+                ret = {"all": "void", "any": "size_t", "some": "size_t"}[kind]
+                ia = "indices" if kind == "some" else "NULL"
+                r.append(("%s_wait_until_%s%s" % (tn, kind, vec), ret,
+                          "%s *ivars, size_t nelems, %sconst int *status, int cmp, %s" % (ty, idx, cv),
+                          "%sPSHM_WAIT_SET(%s, \"shmem_%s_wait_until_%s%s\", PSHM_SET_%s, 1, ivars, nelems, %s, status, cmp, %s, %s);"
+                          % ("" if kind == "all" else "return ", ty, tn, kind, vec, kind.upper(), ia, cvx, vs), ""))
+                tret = {"all": "int", "any": "size_t", "some": "size_t"}[kind]
+                r.append(("%s_test_%s%s" % (tn, kind, vec), tret,
+                          "%s *ivars, size_t nelems, %sconst int *status, int cmp, %s" % (ty, idx, cv),
+                          "return (%s)PSHM_WAIT_SET(%s, \"shmem_%s_test_%s%s\", PSHM_SET_%s, 0, ivars, nelems, %s, status, cmp, %s, %s);"
+                          % (tret, ty, tn, kind, vec, kind.upper(), ia, cvx, vs), ""))
+    for tn, ty in (("short", "short"), ("int", "int"), ("long", "long"), ("longlong", "long long")):
+        r.append(("%s_wait" % tn, "void", "%s *ivar, %s cmp_value" % (ty, ty),
+                  "PSHM_WAIT_UNTIL(%s, \"shmem_%s_wait\", ivar, SHMEM_CMP_NE, cmp_value);" % (ty, tn), ""))
+    r.append(("wait_until", "void", "long *ivar, int cmp, long cmp_value",
+              "PSHM_WAIT_UNTIL(long, \"shmem_wait_until\", ivar, cmp, cmp_value);", ""))
+    r.append(("wait", "void", "long *ivar, long cmp_value",
+              "PSHM_WAIT_UNTIL(long, \"shmem_wait\", ivar, SHMEM_CMP_NE, cmp_value);", ""))
+    return r
+
+
+FAMILIES = {"rma": rma_routines, "amo": amo_routines, "p2p": p2p_routines}
+
+DEPRECATED = set()
+
+
+def deprecated_names():
+    names = set()
+    for tn in ("int", "long", "longlong"):
+        for s in ("add", "cswap", "fadd", "finc", "inc"):
+            names.add("%s_%s" % (tn, s))
+    for tn in ("float", "double", "int", "long", "longlong"):
+        for s in ("swap", "fetch", "set"):
+            names.add("%s_%s" % (tn, s))
+    for tn in ("short", "ushort"):
+        names.add("%s_wait_until" % tn)
+        names.add("%s_test" % tn)
+    for tn in ("short", "int", "long", "longlong"):
+        names.add("%s_wait" % tn)
+    names.add("wait")
+    names.add("wait_until")
+    return names
+
+
+# ---------------------------------------------------------------- output
+
+def emit_source(family, out):
+    rs = FAMILIES[family]()
+    lines = ["/* Generated by gen/gen_api.py from gen/typetables.py: do not edit. */",
+             '#include "api.h"', ""]
+    for name, ret, params, body, pre in rs:
+        lines.append("PSHM_API %s pshmem_%s(%s)\n{\n    %s%s\n}" % (ret, name, params, pre + "\n    " if pre else "", body))
+        lines.append("#pragma weak shmem_%s = pshmem_%s" % (name, name))
+    open(out, "w").write("\n".join(lines) + "\n")
+
+
+def declarations():
+    dep = deprecated_names()
+    out = []
+    for fam in ("rma", "amo", "p2p"):
+        out.append("/* %s */" % fam)
+        for name, ret, params, body, pre in FAMILIES[fam]():
+            d = "PSHM_DEPRECATED " if name in dep else ""
+            out.append("%s%s shmem_%s(%s);" % (d, ret, name, params))
+    return "\n".join(out)
+
+
+def pdeclarations():
+    out = []
+    for fam in ("rma", "amo", "p2p"):
+        for name, ret, params, body, pre in FAMILIES[fam]():
+            out.append("%s pshmem_%s(%s);" % (ret, name, params))
+    return "\n".join(out)
+
+
+def gen_generic(macro, table, fmt, ctx=True, const_too=False, extra=None):
+    """A C11 generic dispatching on the first argument's type, and on the
+    second one's when the first is a context."""
+    base = [t for t in T.generic(table)]
+
+    def assoc(prefix, argconst):
+        a = []
+        for tn, ty, sz in base:
+            a.append("%s *: shmem_%s%s" % (ty, prefix, fmt % tn))
+            if argconst:
+                a.append("const %s *: shmem_%s%s" % (ty, prefix, fmt % tn))
+        return a
+    plain = assoc("", const_too)
+    if ctx:
+        inner = assoc("ctx_", const_too)
+        inner.append("default: pshm_generic_type_error")
+        plain = ["shmem_ctx_t: _Generic(PSHM_ARG1(__VA_ARGS__, 0), %s)" % ", ".join(inner)] + plain
+    if extra:
+        plain += extra
+    return "#define %s(...) _Generic(PSHM_ARG0(__VA_ARGS__, 0), %s)(__VA_ARGS__)" % (macro, ", \\\n    ".join(plain))
+
+
+def generics():
+    g = []
+    for fam in ("put", "get", "put_nbi", "get_nbi", "iput", "iget", "ibput", "ibget"):
+        g.append(gen_generic("shmem_" + fam, T.RMA, "%s_" + fam, const_too=fam.startswith(("get", "iget", "ibget")) and False))
+    g.append(gen_generic("shmem_p", T.RMA, "%s_p"))
+    g.append(gen_generic("shmem_g", T.RMA, "%s_g", const_too=True))
+    for op, tab, cst in (("fetch", T.AMO_EXT, True), ("set", T.AMO_EXT, False), ("swap", T.AMO_EXT, False),
+                         ("compare_swap", T.AMO_STD, False), ("fetch_inc", T.AMO_STD, False), ("inc", T.AMO_STD, False),
+                         ("fetch_add", T.AMO_STD, False), ("add", T.AMO_STD, False),
+                         ("fetch_and", T.AMO_BIT, False), ("and", T.AMO_BIT, False), ("fetch_or", T.AMO_BIT, False),
+                         ("or", T.AMO_BIT, False), ("fetch_xor", T.AMO_BIT, False), ("xor", T.AMO_BIT, False)):
+        g.append(gen_generic("shmem_atomic_" + op, tab, "%s_atomic_" + op, const_too=cst))
+    for op, tab in (("fetch_nbi", T.AMO_EXT), ("swap_nbi", T.AMO_EXT), ("compare_swap_nbi", T.AMO_STD),
+                    ("fetch_inc_nbi", T.AMO_STD), ("fetch_add_nbi", T.AMO_STD), ("fetch_and_nbi", T.AMO_BIT),
+                    ("fetch_or_nbi", T.AMO_BIT), ("fetch_xor_nbi", T.AMO_BIT)):
+        g.append(gen_generic("shmem_atomic_" + op, tab, "%s_atomic_" + op))
+    for op in ("test", "wait_until_all", "wait_until_any", "wait_until_some", "wait_until_all_vector",
+               "wait_until_any_vector", "wait_until_some_vector", "test_all", "test_any", "test_some",
+               "test_all_vector", "test_any_vector", "test_some_vector"):
+        g.append(gen_generic("shmem_" + op, T.P2P + T.P2P_DEPRECATED if op == "test" else T.P2P, "%s_" + op, ctx=False))
+    # shmem_wait_until is also the deprecated long C function: the macro
+    # keeps calls type-generic while the symbol stays exported.
+    g.append(gen_generic("shmem_wait_until", T.P2P + T.P2P_DEPRECATED, "%s_wait_until", ctx=False))
+    return "\n\n".join(g)
+
+
+def emit_header(template, out, version):
+    text = open(template).read().replace("@VERSION@", version)
+    text = text.replace("@SHMEM_TYPED_DECLARATIONS@", declarations())
+    text = text.replace("@SHMEM_GENERICS@", generics())
+    open(out, "w").write(text)
+
+
+def emit_pheader(template, out):
+    text = open(template).read()
+    text = text.replace("@PSHMEM_TYPED_DECLARATIONS@", pdeclarations())
+    open(out, "w").write(text)
+
+
+if __name__ == "__main__":
+    what = sys.argv[1]
+    if what == "header":
+        emit_header(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif what == "pheader":
+        emit_pheader(sys.argv[2], sys.argv[3])
+    elif what == "source":
+        emit_source(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit("usage: gen_api.py header|pheader|source ...")

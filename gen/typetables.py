@@ -1,0 +1,52 @@
+"""The OpenSHMEM type tables: the one place every typed family comes from.
+
+Each entry is (TYPENAME, C type, size in bytes on LP64).  The library, the
+header and the generated tests all read these lists.
+"""
+
+RMA = [
+    ("float", "float", 4), ("double", "double", 8), ("longdouble", "long double", 16),
+    ("char", "char", 1), ("schar", "signed char", 1), ("short", "short", 2),
+    ("int", "int", 4), ("long", "long", 8), ("longlong", "long long", 8),
+    ("uchar", "unsigned char", 1), ("ushort", "unsigned short", 2),
+    ("uint", "unsigned int", 4), ("ulong", "unsigned long", 8),
+    ("ulonglong", "unsigned long long", 8),
+    ("int8", "int8_t", 1), ("int16", "int16_t", 2), ("int32", "int32_t", 4),
+    ("int64", "int64_t", 8), ("uint8", "uint8_t", 1), ("uint16", "uint16_t", 2),
+    ("uint32", "uint32_t", 4), ("uint64", "uint64_t", 8), ("size", "size_t", 8),
+    ("ptrdiff", "ptrdiff_t", 8),
+]
+
+_by_name = {t[0]: t for t in RMA}
+
+
+def pick(*names):
+    return [_by_name[n] for n in names]
+
+
+AMO_STD = pick("int", "long", "longlong", "uint", "ulong", "ulonglong", "int32", "int64",
+               "uint32", "uint64", "size", "ptrdiff")
+AMO_EXT = AMO_STD + pick("float", "double")
+AMO_BIT = pick("uint", "ulong", "ulonglong", "int32", "int64", "uint32", "uint64")
+P2P = AMO_STD
+P2P_DEPRECATED = pick("short", "ushort")
+
+SIZES = [8, 16, 32, 64, 128]
+
+# C types that are distinct to _Generic on LP64: the exact-width, size_t and
+# ptrdiff_t names are typedefs of these, so they must not be listed twice.
+GENERIC_BASE = {"float", "double", "longdouble", "char", "schar", "short", "int", "long",
+                "longlong", "uchar", "ushort", "uint", "ulong", "ulonglong"}
+
+
+def generic(table):
+    return [t for t in table if t[0] in GENERIC_BASE]
+
+
+def is_float(t):
+    return t[0] in ("float", "double", "longdouble")
+
+
+def is_signed(t):
+    return t[0] in ("char", "schar", "short", "int", "long", "longlong", "int8", "int16",
+                    "int32", "int64", "ptrdiff")

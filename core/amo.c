@@ -1,18 +1,51 @@
-/* AMOs the core cannot do with a CPU atomic go to the transport. */
+/* AMOs off the fast path: argument checks (SHMEM_DEBUG), CPU atomics on
+ * mapped memory, and the transport for everything else. */
 #include "api.h"
 #include "error.h"
 
-void pshm_amo_slow(struct pshm_ctx *c, void *dst, int pe, int op, int type, const void *operand,
-                   const void *compare, void *fetch, int nbi)
+static void cpu_amo(void *p, int op, int type, const void *operand, const void *compare,
+                    void *fetch)
 {
+    if (type == PSHM_T_U32 || type == PSHM_T_FLOAT) {
+        uint32_t v, c = 0, r;
+        memcpy(&v, operand, 4);
+        if (compare)
+            memcpy(&c, compare, 4);
+        r = PSHM_CPU_AMO((uint32_t *)p, op, v, c);
+        if (fetch)
+            memcpy(fetch, &r, 4);
+    } else {
+        uint64_t v, c = 0, r;
+        memcpy(&v, operand, 8);
+        if (compare)
+            memcpy(&c, compare, 8);
+        r = PSHM_CPU_AMO((uint64_t *)p, op, v, c);
+        if (fetch)
+            memcpy(fetch, &r, 8);
+    }
+}
+
+void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
+                   const void *operand, const void *compare, void *fetch, int nbi)
+{
+    if (pshm_g.debug)
+        pshm_check_pe(routine, pe);
     size_t off;
     int s = pshm_seg_of(dst, &off);
     if (PSHM_UNLIKELY(s < 0)) {
         if (!pshm_g.heap_len)
-            pshm_fatal("atomic operation called before shmem_init");
-        pshm_fatal("atomic operation on %p, which is not symmetric (neither in the symmetric heap "
-                   "nor in global or static data)",
-                   dst);
+            pshm_fatal("%s: called before shmem_init", routine);
+        pshm_fatal("%s: address %p is not symmetric (neither in the symmetric heap nor in global "
+                   "or static data)",
+                   routine, dst);
+    }
+    size_t w = (type == PSHM_T_U32 || type == PSHM_T_FLOAT) ? 4 : 8;
+    if (pshm_g.debug && (off & (w - 1)))
+        pshm_fatal("%s: address %p is not aligned to its %zu-byte type", routine, dst, w);
+    char *b = pshm_g.peer[pe].amo[s];
+    if (b) {
+        cpu_amo(b + off, op, type, operand, compare, fetch);
+        return;
     }
     pshm_g.tp->amo(c->t, pe, s, off, op, type, operand, compare, fetch, nbi);
 }

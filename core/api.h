@@ -23,42 +23,42 @@ int pshm_ctx_pe_check(struct pshm_ctx *c, const char *routine, int pe) PSHM_HIDD
     (PSHM_UNLIKELY(pshm_g.debug) ? pshm_ctx_pe_check((ctx), (routine), (pe))                       \
                                  : ((ctx)->pe_world ? (ctx)->pe_world[pe] : (pe)))
 
-static inline void pshm_put_nbi(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
+PSHM_INLINE void pshm_put_nbi(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
 {
     uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
     char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
+    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
         memcpy(b + off, src, n);
         return;
     }
-    pshm_put_slow(c, dst, src, n, pe, 1);
+    pshm_put_slow(routine, c, dst, src, n, pe, 1);
 }
 
-static inline void pshm_get_nbi(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
+PSHM_INLINE void pshm_get_nbi(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
 {
     uintptr_t off = (uintptr_t)src - pshm_g.heap_lo;
     char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
+    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
         memcpy(dst, b + off, n);
         return;
     }
-    pshm_get_slow(c, dst, src, n, pe, 1);
+    pshm_get_slow(routine, c, dst, src, n, pe, 1);
 }
 
 /* iput/iget/ibput/ibget: nblocks blocks of bsize elements; block i is at
  * element i*dst of dest and i*sst of source. */
-void pshm_strided(struct pshm_ctx *c, int is_put, void *dest, const void *source, ptrdiff_t dst,
+void pshm_strided(const char *routine, struct pshm_ctx *c, int is_put, void *dest, const void *source, ptrdiff_t dst,
                   ptrdiff_t sst, size_t bsize, size_t nblocks, size_t esize, int pe) PSHM_HIDDEN;
 
 /* ---- AMOs ----------------------------------------------------------- */
 
-static inline uint32_t pshm_bits32(float f)
+PSHM_INLINE uint32_t pshm_bits32(float f)
 {
     uint32_t u;
     memcpy(&u, &f, 4);
     return u;
 }
-static inline uint64_t pshm_bits64(double d)
+PSHM_INLINE uint64_t pshm_bits64(double d)
 {
     uint64_t u;
     memcpy(&u, &d, 8);
@@ -98,28 +98,28 @@ static inline double pshm_from_bits_double(uint64_t u)
     })
 
 #define PSHM_DEFINE_AMO(W, TCODE)                                                                  \
-    static inline uint##W##_t pshm_amo_f##W(struct pshm_ctx *c, void *dest, int pe, int op,       \
-                                            uint##W##_t v, uint##W##_t cmp)                        \
+    PSHM_INLINE uint##W##_t pshm_amo_f##W(const char *routine, struct pshm_ctx *c, void *dest,    \
+                                          int pe, int op, uint##W##_t v, uint##W##_t cmp)          \
     {                                                                                              \
         uint##W##_t *p = (uint##W##_t *)pshm_amo_addr(dest, pe);                                   \
         if (PSHM_LIKELY(p != NULL))                                                                \
             return PSHM_CPU_AMO(p, op, v, cmp);                                                    \
         uint##W##_t old = 0;                                                                       \
-        pshm_amo_slow(c, dest, pe, op, TCODE, &v, &cmp, &old, 0);                                  \
+        pshm_amo_slow(routine, c, dest, pe, op, TCODE, &v, &cmp, &old, 0);                                  \
         return old;                                                                                \
     }                                                                                              \
-    static inline void pshm_amo_n##W(struct pshm_ctx *c, void *dest, int pe, int op,               \
-                                     uint##W##_t v)                                                \
+    PSHM_INLINE void pshm_amo_n##W(const char *routine, struct pshm_ctx *c, void *dest, int pe,    \
+                                   int op, uint##W##_t v)                                          \
     {                                                                                              \
         uint##W##_t *p = (uint##W##_t *)pshm_amo_addr(dest, pe);                                   \
         if (PSHM_LIKELY(p != NULL)) {                                                              \
             (void)PSHM_CPU_AMO(p, op, v, 0);                                                       \
             return;                                                                                \
         }                                                                                          \
-        pshm_amo_slow(c, dest, pe, op, TCODE, &v, NULL, NULL, 0);                                  \
+        pshm_amo_slow(routine, c, dest, pe, op, TCODE, &v, NULL, NULL, 0);                                  \
     }                                                                                              \
-    static inline void pshm_amo_nbi##W(struct pshm_ctx *c, void *fetch, void *dest, int pe,        \
-                                       int op, uint##W##_t v, uint##W##_t cmp)                     \
+    PSHM_INLINE void pshm_amo_nbi##W(const char *routine, struct pshm_ctx *c, void *fetch,         \
+                                     void *dest, int pe, int op, uint##W##_t v, uint##W##_t cmp)   \
     {                                                                                              \
         uint##W##_t *p = (uint##W##_t *)pshm_amo_addr(dest, pe);                                   \
         if (PSHM_LIKELY(p != NULL)) {                                                              \
@@ -127,7 +127,7 @@ static inline double pshm_from_bits_double(uint64_t u)
             memcpy(fetch, &r, sizeof r);                                                           \
             return;                                                                                \
         }                                                                                          \
-        pshm_amo_slow(c, dest, pe, op, TCODE, &v, &cmp, fetch, 1);                                 \
+        pshm_amo_slow(routine, c, dest, pe, op, TCODE, &v, &cmp, fetch, 1);                                 \
     }
 
 PSHM_DEFINE_AMO(32, PSHM_T_U32)

@@ -180,6 +180,8 @@ static int init(int requested, int *provided, int fatal)
     if (pshm_segments_init(&pshm_boot, pshm_cfg.symmetric_size, !strcmp(pshm_cfg.globals, "map"),
                            pshm_cfg.bypass))
         pshm_job_abort(1);
+    pshm_g.heap_fast_len = pshm_cfg.debug ? 0 : pshm_g.heap_len;
+    pshm_g.data_fast_len = pshm_cfg.debug ? 0 : pshm_g.data_len;
     svc.seg[PSHM_SEG_HEAP].base = (void *)pshm_g.heap_lo;
     svc.seg[PSHM_SEG_HEAP].size = pshm_g.heap_len;
     svc.seg[PSHM_SEG_DATA].base = (void *)pshm_g.data_lo;

@@ -32,13 +32,18 @@ struct pshm_ctx {
     long options;
 };
 
-/* The hot fields come first so that put/get/AMO touch one cache line. */
+/* The hot fields come first so that put/get/AMO touch one cache line.
+ * The fast paths test the *_fast_len fields, which are 0 under SHMEM_DEBUG:
+ * then every call takes the slow path, which checks its arguments, and the
+ * fast path pays nothing for the debug mode existing. */
 struct pshm_global {
     uintptr_t heap_lo; /* this PE's heap segment */
-    size_t heap_len;
+    size_t heap_fast_len;
     struct pshm_peer *peer; /* indexed by world PE */
     const pshm_transport_ops *tp;
     uintptr_t data_lo; /* this PE's data segment */
+    size_t data_fast_len;
+    size_t heap_len;
     size_t data_len;
     int debug;
     int my_pe;
@@ -51,42 +56,40 @@ extern struct pshm_global pshm_g PSHM_HIDDEN;
 extern struct pshm_ctx pshm_ctx_default;
 
 /* Slow paths and checks (core/rma.c, core/amo.c, core/error.c). */
-void pshm_put_slow(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe, int nbi) PSHM_HIDDEN;
-void pshm_get_slow(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe, int nbi) PSHM_HIDDEN;
-void pshm_amo_slow(struct pshm_ctx *c, void *dst, int pe, int op, int type, const void *operand,
-                   const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
-void pshm_check_pe(const char *routine, int pe) PSHM_HIDDEN;
-void pshm_check_init(const char *routine) PSHM_HIDDEN;
+#define PSHM_INLINE static inline __attribute__((always_inline))
 
-/* Debug-mode argument check, one predictable branch otherwise. */
-#define PSHM_CHECK_PE(routine, pe)                                                                 \
-    do {                                                                                           \
-        if (PSHM_UNLIKELY(pshm_g.debug))                                                           \
-            pshm_check_pe(routine, pe);                                                            \
-    } while (0)
+void pshm_put_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n,
+                   int pe, int nbi) PSHM_HIDDEN;
+void pshm_get_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n,
+                   int pe, int nbi) PSHM_HIDDEN;
+void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
+                   const void *operand, const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
+void pshm_check_pe(const char *routine, int pe) PSHM_HIDDEN;
 
 /* ---- the on-node fast path: one branch and a memcpy ---------------- */
 
-static inline void pshm_put(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
+PSHM_INLINE void pshm_put(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
+                          size_t n, int pe)
 {
     uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
     char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
+    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
         memcpy(b + off, src, n);
         return;
     }
-    pshm_put_slow(c, dst, src, n, pe, 0);
+    pshm_put_slow(routine, c, dst, src, n, pe, 0);
 }
 
-static inline void pshm_get(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
+PSHM_INLINE void pshm_get(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
+                          size_t n, int pe)
 {
     uintptr_t off = (uintptr_t)src - pshm_g.heap_lo;
     char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
+    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
         memcpy(dst, b + off, n);
         return;
     }
-    pshm_get_slow(c, dst, src, n, pe, 0);
+    pshm_get_slow(routine, c, dst, src, n, pe, 0);
 }
 
 /* Where a symmetric address lives in PE pe's memory, if mapped here;
@@ -106,15 +109,15 @@ static inline char *pshm_mapped(const void *addr, int pe)
     return NULL;
 }
 
-/* Address for a CPU atomic on PE pe, or NULL if the transport must do it. */
-static inline void *pshm_amo_addr(const void *addr, int pe)
+/* Address for a CPU atomic on PE pe on the fast path, or NULL. */
+PSHM_INLINE void *pshm_amo_addr(const void *addr, int pe)
 {
     uintptr_t off = (uintptr_t)addr - pshm_g.heap_lo;
     char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_len && (b = pshm_g.peer[pe].amo[PSHM_SEG_HEAP])))
+    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].amo[PSHM_SEG_HEAP])))
         return b + off;
     off = (uintptr_t)addr - pshm_g.data_lo;
-    if (off < pshm_g.data_len && (b = pshm_g.peer[pe].amo[PSHM_SEG_DATA]))
+    if (off < pshm_g.data_fast_len && (b = pshm_g.peer[pe].amo[PSHM_SEG_DATA]))
         return b + off;
     return NULL;
 }
@@ -136,7 +139,7 @@ static inline int pshm_seg_of(const void *addr, size_t *off)
 }
 
 /* Completion of everything this PE issued on ctx c. */
-static inline void pshm_quiet(struct pshm_ctx *c)
+PSHM_INLINE void pshm_quiet(struct pshm_ctx *c)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (pshm_g.tp_quiet)

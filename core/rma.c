@@ -19,8 +19,11 @@ static int seg_or_die(const char *routine, const void *addr, size_t *off)
     return s;
 }
 
-void pshm_put_slow(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe, int nbi)
+void pshm_put_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n,
+                   int pe, int nbi)
 {
+    if (pshm_g.debug)
+        pshm_check_pe(routine, pe);
     if (!n)
         return;
     char *b = pshm_mapped(dst, pe);
@@ -29,12 +32,15 @@ void pshm_put_slow(struct pshm_ctx *c, void *dst, const void *src, size_t n, int
         return;
     }
     size_t off;
-    int s = seg_or_die("put", dst, &off);
+    int s = seg_or_die(routine, dst, &off);
     (nbi ? pshm_g.tp->put_nbi : pshm_g.tp->put)(c->t, pe, s, off, src, n);
 }
 
-void pshm_get_slow(struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe, int nbi)
+void pshm_get_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n,
+                   int pe, int nbi)
 {
+    if (pshm_g.debug)
+        pshm_check_pe(routine, pe);
     if (!n)
         return;
     const char *b = pshm_mapped(src, pe);
@@ -43,11 +49,11 @@ void pshm_get_slow(struct pshm_ctx *c, void *dst, const void *src, size_t n, int
         return;
     }
     size_t off;
-    int s = seg_or_die("get", src, &off);
+    int s = seg_or_die(routine, src, &off);
     (nbi ? pshm_g.tp->get_nbi : pshm_g.tp->get)(c->t, pe, s, off, dst, n);
 }
 
-void pshm_strided(struct pshm_ctx *c, int is_put, void *dest, const void *source, ptrdiff_t dst,
+void pshm_strided(const char *routine, struct pshm_ctx *c, int is_put, void *dest, const void *source, ptrdiff_t dst,
                   ptrdiff_t sst, size_t bsize, size_t nblocks, size_t esize, int pe)
 {
     size_t blen = bsize * esize;
@@ -55,10 +61,10 @@ void pshm_strided(struct pshm_ctx *c, int is_put, void *dest, const void *source
     const char *s = source;
     for (size_t i = 0; i < nblocks; i++) {
         if (is_put)
-            pshm_put_nbi(c, d + (ptrdiff_t)i * dst * (ptrdiff_t)esize,
+            pshm_put_nbi(routine, c, d + (ptrdiff_t)i * dst * (ptrdiff_t)esize,
                          s + (ptrdiff_t)i * sst * (ptrdiff_t)esize, blen, pe);
         else
-            pshm_get_nbi(c, d + (ptrdiff_t)i * dst * (ptrdiff_t)esize,
+            pshm_get_nbi(routine, c, d + (ptrdiff_t)i * dst * (ptrdiff_t)esize,
                          s + (ptrdiff_t)i * sst * (ptrdiff_t)esize, blen, pe);
     }
     /* A blocking get returns with the data; a put needs only its source

@@ -260,5 +260,6 @@ void pshm_segments_fini(void)
     free(pshm_g.peer);
     pshm_g.peer = NULL;
     pshm_g.heap_lo = 0;
-    pshm_g.heap_len = 0;
+    pshm_g.heap_len = pshm_g.heap_fast_len = 0;
+    pshm_g.data_fast_len = 0;
 }

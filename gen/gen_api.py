@@ -21,11 +21,12 @@ import typetables as T  # noqa: E402
 def ctx_variants(name, ret, params, body, has_pe=True):
     """The default-context form and the shmem_ctx_ form."""
     out = []
-    out.append((name, ret, params, body.replace("@C", "&pshm_ctx_default"),
-                'PSHM_CHECK_PE("shmem_%s", pe);' % name if has_pe else ""))
+    body = body.replace("(@C,", "(@R, @C,")
+    out.append((name, ret, params,
+                body.replace("@C", "&pshm_ctx_default").replace("@R", '"shmem_%s"' % name), ""))
     cname = "ctx_" + name
     cparams = "shmem_ctx_t ctx, " + params
-    out.append((cname, ret, cparams, body.replace("@C", "ctx"),
+    out.append((cname, ret, cparams, body.replace("@C", "ctx").replace("@R", '"shmem_%s"' % cname),
                 'pe = PSHM_CTX_PE(ctx, "shmem_%s", pe);' % cname if has_pe else ""))
     return out
 
@@ -47,16 +48,16 @@ def rma_routines():
                           "%s v; pshm_get(@C, &v, source, sizeof v, pe); return v;" % ty)
         r += ctx_variants("%s_iput" % tn, "void",
                           "%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe" % (ty, ty),
-                          "pshm_strided(@C, 1, dest, source, dst, sst, 1, nelems, sizeof(%s), pe);" % ty)
+                          "pshm_strided(@R, @C, 1, dest, source, dst, sst, 1, nelems, sizeof(%s), pe);" % ty)
         r += ctx_variants("%s_iget" % tn, "void",
                           "%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe" % (ty, ty),
-                          "pshm_strided(@C, 0, dest, source, dst, sst, 1, nelems, sizeof(%s), pe);" % ty)
+                          "pshm_strided(@R, @C, 0, dest, source, dst, sst, 1, nelems, sizeof(%s), pe);" % ty)
         r += ctx_variants("%s_ibput" % tn, "void",
                           "%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe" % (ty, ty),
-                          "pshm_strided(@C, 1, dest, source, dst, sst, bsize, nblocks, sizeof(%s), pe);" % ty)
+                          "pshm_strided(@R, @C, 1, dest, source, dst, sst, bsize, nblocks, sizeof(%s), pe);" % ty)
         r += ctx_variants("%s_ibget" % tn, "void",
                           "%s *dest, const %s *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe" % (ty, ty),
-                          "pshm_strided(@C, 0, dest, source, dst, sst, bsize, nblocks, sizeof(%s), pe);" % ty)
+                          "pshm_strided(@R, @C, 0, dest, source, dst, sst, bsize, nblocks, sizeof(%s), pe);" % ty)
     for s in T.SIZES:
         b = s // 8
         vp = "void *dest, const void *source, size_t nelems, int pe"
@@ -65,11 +66,11 @@ def rma_routines():
         r += ctx_variants("put%d_nbi" % s, "void", vp, "pshm_put_nbi(@C, dest, source, nelems * %d, pe);" % b)
         r += ctx_variants("get%d_nbi" % s, "void", vp, "pshm_get_nbi(@C, dest, source, nelems * %d, pe);" % b)
         sp = "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe"
-        r += ctx_variants("iput%d" % s, "void", sp, "pshm_strided(@C, 1, dest, source, dst, sst, 1, nelems, %d, pe);" % b)
-        r += ctx_variants("iget%d" % s, "void", sp, "pshm_strided(@C, 0, dest, source, dst, sst, 1, nelems, %d, pe);" % b)
+        r += ctx_variants("iput%d" % s, "void", sp, "pshm_strided(@R, @C, 1, dest, source, dst, sst, 1, nelems, %d, pe);" % b)
+        r += ctx_variants("iget%d" % s, "void", sp, "pshm_strided(@R, @C, 0, dest, source, dst, sst, 1, nelems, %d, pe);" % b)
         bp = "void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, int pe"
-        r += ctx_variants("ibput%d" % s, "void", bp, "pshm_strided(@C, 1, dest, source, dst, sst, bsize, nblocks, %d, pe);" % b)
-        r += ctx_variants("ibget%d" % s, "void", bp, "pshm_strided(@C, 0, dest, source, dst, sst, bsize, nblocks, %d, pe);" % b)
+        r += ctx_variants("ibput%d" % s, "void", bp, "pshm_strided(@R, @C, 1, dest, source, dst, sst, bsize, nblocks, %d, pe);" % b)
+        r += ctx_variants("ibget%d" % s, "void", bp, "pshm_strided(@R, @C, 0, dest, source, dst, sst, bsize, nblocks, %d, pe);" % b)
     vp = "void *dest, const void *source, size_t nelems, int pe"
     r += ctx_variants("putmem", "void", vp, "pshm_put(@C, dest, source, nelems, pe);")
     r += ctx_variants("getmem", "void", vp, "pshm_get(@C, dest, source, nelems, pe);")

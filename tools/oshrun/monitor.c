@@ -1,0 +1,191 @@
+/* oshrun: the main loop. It sleeps in poll() on a signalfd (SIGCHLD and the
+ * termination signals) and on the self-pipe the PMIx upcalls write to, reaps
+ * the PEs, judges each exit and, once the job must end, signals the rest. */
+#include "oshrun.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GRACE_FAILURE_MS 1000   /* SIGTERM -> SIGKILL when a PE failed */
+#define GRACE_SIGNAL_MS  2000   /* forwarded signal -> SIGKILL */
+
+struct exit_event {
+    int rank;
+    int status;                 /* as from waitpid */
+};
+
+static long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Returns the first termination signal read, or 0. */
+static int drain_signals(struct job *job)
+{
+    struct signalfd_siginfo si;
+    int term = 0;
+
+    while (read(job->sig_fd, &si, sizeof si) == (ssize_t)sizeof si)
+        if (si.ssi_signo != SIGCHLD && term == 0)
+            term = (int)si.ssi_signo;
+    return term;
+}
+
+static void drain_notes(struct job *job)
+{
+    char buf[256];
+
+    while (read(job->note_rd, buf, sizeof buf) > 0)
+        ;
+}
+
+static int rank_of(const struct job *job, pid_t pid)
+{
+    for (int i = 0; i < job->npes; i++)
+        if (job->pes[i].alive && atomic_load(&job->pes[i].pid) == pid)
+            return i;
+    return -1;
+}
+
+/* Reap every exited child, in the order the kernel reports them. */
+static int reap(struct job *job, struct exit_event *ev)
+{
+    int n = 0, status;
+    pid_t pid;
+
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        int rank = rank_of(job, pid);
+
+        if (rank < 0)
+            continue;
+        job->pes[rank].alive = false;
+        job->nlive--;
+        ev[n].rank = rank;
+        ev[n].status = status;
+        n++;
+        dbg("PE %d (pid %d) reaped, wait status 0x%x", rank, (int)pid, status);
+    }
+    return n;
+}
+
+/* -1 if the exit is fine, else the job's exit status (message printed).
+ * Upcall flags are read after the reap: a PE's connect/finalize reply
+ * precedes its exit, so its flags are already visible here. */
+static int judge_exit(struct job *job, const struct exit_event *ev)
+{
+    struct pe *pe = &job->pes[ev->rank];
+    int pid = atomic_load(&pe->pid);
+
+    if (WIFSIGNALED(ev->status)) {
+        int sig = WTERMSIG(ev->status);
+        fprintf(stderr, "oshrun: PE %d (pid %d) killed by signal %d (%s); "
+                "ending the job\n", ev->rank, pid, sig, strsignal(sig));
+        return 128 + sig;
+    }
+    if (WEXITSTATUS(ev->status) != 0) {
+        fprintf(stderr, "oshrun: PE %d (pid %d) exited with status %d; "
+                "ending the job\n", ev->rank, pid, WEXITSTATUS(ev->status));
+        return WEXITSTATUS(ev->status);
+    }
+    if (atomic_load(&pe->connected) && !atomic_load(&pe->finalized)) {
+        fprintf(stderr, "oshrun: PE %d (pid %d) exited without finalizing; "
+                "ending the job\n", ev->rank, pid);
+        return 1;
+    }
+    return -1;
+}
+
+int monitor_run(struct job *job)
+{
+    struct exit_event *ev = calloc((size_t)job->npes, sizeof *ev);
+    bool ending = false, killed = false;
+    long deadline = 0;
+    int result = 0;
+
+    if (ev == NULL) {
+        fprintf(stderr, "oshrun: out of memory\n");
+        kill_all(job, SIGKILL);
+        ending = killed = true;
+        result = OSHRUN_EXIT_FAILURE;
+    }
+    while (job->nlive > 0) {
+        struct pollfd pfd[2] = {
+            { .fd = job->sig_fd, .events = POLLIN },
+            { .fd = job->note_rd, .events = POLLIN },
+        };
+        int timeout = -1, sig, nev = 0;
+
+        if (ending && !killed) {
+            long left = deadline - now_ms();
+            timeout = left > 0 ? (int)left : 0;
+        }
+        if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
+            fprintf(stderr, "oshrun: poll: %s\n", strerror(errno));
+            if (!killed)
+                kill_all(job, SIGKILL);
+            ending = killed = true;
+            if (result == 0)
+                result = OSHRUN_EXIT_FAILURE;
+            while (job->nlive > 0 && waitpid(-1, NULL, 0) > 0)
+                job->nlive--;   /* only PEs are our children */
+            break;
+        }
+        sig = drain_signals(job);
+        drain_notes(job);
+        if (ev != NULL)
+            nev = reap(job, ev);
+
+        if (!ending) {
+            int grace = GRACE_FAILURE_MS, fwd = SIGTERM;
+
+            if (atomic_load_explicit(&job->aborted, memory_order_acquire)) {
+                if (job->abort_msg[0] != '\0')
+                    fprintf(stderr, "oshrun: PE %d aborted the job: %s\n",
+                            job->abort_rank, job->abort_msg);
+                result = job->abort_status & 0xff;
+                ending = true;
+            }
+            for (int i = 0; i < nev && !ending; i++) {
+                int r = judge_exit(job, &ev[i]);
+                if (r >= 0) {
+                    result = r;
+                    ending = true;
+                }
+            }
+            if (!ending && sig != 0) {
+                fprintf(stderr, "oshrun: received signal %d (%s); ending the "
+                        "job\n", sig, strsignal(sig));
+                result = 128 + sig;
+                fwd = sig;
+                grace = GRACE_SIGNAL_MS;
+                ending = true;
+            }
+            if (ending && job->nlive > 0) {
+                dbg("ending the job: signal %d to %d PEs", fwd, job->nlive);
+                kill_all(job, fwd);
+                deadline = now_ms() + grace;
+            }
+        } else if (!killed && now_ms() >= deadline) {
+            /* grace period over (further signals just wait for it) */
+            dbg("SIGKILL to %d PEs", job->nlive);
+            kill_all(job, SIGKILL);
+            killed = true;
+        }
+    }
+    job->ended_early = ending;
+    /* Descendants the PEs left behind in the job's process group. */
+    if (job->pgid > 0)
+        kill(-job->pgid, SIGKILL);
+    free(ev);
+    return result;
+}

@@ -133,6 +133,36 @@ static inline double pshm_from_bits_double(uint64_t u)
 PSHM_DEFINE_AMO(32, PSHM_T_U32)
 PSHM_DEFINE_AMO(64, PSHM_T_U64)
 
+/* ---- put with signal ------------------------------------------------- */
+
+void pshm_put_signal_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
+                          size_t n, uint64_t *sig, uint64_t signal, int sig_op, int pe,
+                          int nbi) PSHM_HIDDEN;
+
+/* On-node: the data, then the signal with release order, so a PE that sees
+ * the signal sees the data. */
+PSHM_INLINE void pshm_put_signal(const char *routine, struct pshm_ctx *c, void *dst,
+                                 const void *src, size_t n, uint64_t *sig, uint64_t signal,
+                                 int sig_op, int pe, int nbi)
+{
+    uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
+    char *b;
+    uint64_t *s;
+    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]) &&
+                    (s = (uint64_t *)pshm_amo_addr(sig, pe)))) {
+        memcpy(b + off, src, n);
+        if (sig_op == SHMEM_SIGNAL_SET) {
+            __atomic_store_n(s, signal, __ATOMIC_RELEASE);
+            return;
+        }
+        if (sig_op == SHMEM_SIGNAL_ADD) {
+            __atomic_fetch_add(s, signal, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+    pshm_put_signal_slow(routine, c, dst, src, n, sig, signal, sig_op, pe, nbi);
+}
+
 /* ---- point-to-point synchronization -------------------------------- */
 
 void pshm_bad_cmp(const char *routine, int cmp) PSHM_HIDDEN __attribute__((noreturn));

@@ -54,9 +54,9 @@ int pshm_parse_size(const char *s, size_t *out)
     default: break;
     }
     /* Accept "512MB" and "512MiB" as people write both. */
-    if (shift && (strcasecmp(end, "B") == 0 || strcasecmp(end, "iB") == 0))
-        end += strlen(end);
-    else if (!shift && strcasecmp(end, "B") == 0)
+    if (shift && toupper((unsigned char)end[0]) == 'I' && toupper((unsigned char)end[1]) == 'B')
+        end += 2;
+    else if (toupper((unsigned char)*end) == 'B')
         end++;
     while (isspace((unsigned char)*end))
         end++;

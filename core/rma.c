@@ -99,3 +99,21 @@ void pshm_bad_cmp(const char *routine, int cmp)
     pshm_fatal("%s: cmp=%d is not a comparison; use SHMEM_CMP_EQ, NE, GT, GE, LT or LE", routine,
                cmp);
 }
+
+void pshm_put_signal_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
+                          size_t n, uint64_t *sig, uint64_t signal, int sig_op, int pe, int nbi)
+{
+    if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD)
+        pshm_fatal("%s: sig_op=%d is not a signal operator; use SHMEM_SIGNAL_SET or "
+                   "SHMEM_SIGNAL_ADD",
+                   routine, sig_op);
+    if (pshm_g.debug && ((uintptr_t)sig & 7))
+        pshm_fatal("%s: sig_addr %p is not aligned to 8 bytes", routine, (void *)sig);
+    pshm_put_slow(routine, c, dst, src, n, pe, nbi);
+    /* The signal must not overtake the data: order them as a fence does. */
+    atomic_thread_fence(memory_order_release);
+    if (pshm_g.tp->fence)
+        pshm_g.tp->fence(c->t);
+    pshm_amo_slow(routine, c, sig, pe, sig_op == SHMEM_SIGNAL_SET ? PSHM_AMO_SET : PSHM_AMO_ADD,
+                  PSHM_T_U64, &signal, NULL, NULL, nbi);
+}

@@ -189,7 +189,27 @@ def p2p_routines():
     return r
 
 
-FAMILIES = {"rma": rma_routines, "amo": amo_routines, "p2p": p2p_routines}
+def signal_routines():
+    r = []
+    for nbi in ("", "_nbi"):
+        nb = "1" if nbi else "0"
+        sig = "uint64_t *sig_addr, uint64_t signal, int sig_op, int pe"
+        for tn, ty, sz in T.RMA:
+            r += ctx_variants("%s_put_signal%s" % (tn, nbi), "void",
+                              "%s *dest, const %s *source, size_t nelems, %s" % (ty, ty, sig),
+                              "pshm_put_signal(@C, dest, source, nelems * sizeof(%s), sig_addr, signal, sig_op, pe, %s);" % (ty, nb))
+        for sz in T.SIZES:
+            r += ctx_variants("put%d_signal%s" % (sz, nbi), "void",
+                              "void *dest, const void *source, size_t nelems, %s" % sig,
+                              "pshm_put_signal(@C, dest, source, nelems * %d, sig_addr, signal, sig_op, pe, %s);" % (sz // 8, nb))
+        r += ctx_variants("putmem_signal%s" % nbi, "void",
+                          "void *dest, const void *source, size_t nelems, %s" % sig,
+                          "pshm_put_signal(@C, dest, source, nelems, sig_addr, signal, sig_op, pe, %s);" % nb)
+    return r
+
+
+FAMILIES = {"rma": rma_routines, "amo": amo_routines, "p2p": p2p_routines,
+            "signal": signal_routines}
 
 DEPRECATED = set()
 
@@ -227,7 +247,7 @@ def emit_source(family, out):
 def declarations():
     dep = deprecated_names()
     out = []
-    for fam in ("rma", "amo", "p2p"):
+    for fam in ("rma", "amo", "p2p", "signal"):
         out.append("/* %s */" % fam)
         for name, ret, params, body, pre in FAMILIES[fam]():
             d = "PSHM_DEPRECATED " if name in dep else ""
@@ -237,7 +257,7 @@ def declarations():
 
 def pdeclarations():
     out = []
-    for fam in ("rma", "amo", "p2p"):
+    for fam in ("rma", "amo", "p2p", "signal"):
         for name, ret, params, body, pre in FAMILIES[fam]():
             out.append("%s pshmem_%s(%s);" % (ret, name, params))
     return "\n".join(out)
@@ -267,7 +287,8 @@ def gen_generic(macro, table, fmt, ctx=True, const_too=False, extra=None):
 
 def generics():
     g = []
-    for fam in ("put", "get", "put_nbi", "get_nbi", "iput", "iget", "ibput", "ibget"):
+    for fam in ("put", "get", "put_nbi", "get_nbi", "iput", "iget", "ibput", "ibget",
+                "put_signal", "put_signal_nbi"):
         g.append(gen_generic("shmem_" + fam, T.RMA, "%s_" + fam, const_too=fam.startswith(("get", "iget", "ibget")) and False))
     g.append(gen_generic("shmem_p", T.RMA, "%s_p"))
     g.append(gen_generic("shmem_g", T.RMA, "%s_g", const_too=True))

@@ -82,7 +82,7 @@ static int pmix_barrier(void)
     return PMIx_Fence(NULL, 0, NULL, 0) == PMIX_SUCCESS ? 0 : -1;
 }
 
-static void pmix_abort(int status, const char *msg)
+__attribute__((noreturn)) static void pmix_abort(int status, const char *msg)
 {
     fflush(stdout);
     fflush(stderr);

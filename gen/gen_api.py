@@ -312,8 +312,21 @@ def generics():
     return "\n\n".join(g)
 
 
+def collectives():
+    """Declarations and generics of the teams and collectives, from
+    gen/gen_coll.py (which also generates their sources)."""
+    try:
+        import gen_coll
+    except ImportError:
+        return "", "", ""
+    return gen_coll.declarations(), gen_coll.generics(), gen_coll.pdeclarations()
+
+
 def emit_header(template, out, version):
     text = open(template).read().replace("@VERSION@", version)
+    cdecl, cgen, _ = collectives()
+    text = text.replace("@SHMEM_COLLECTIVE_DECLARATIONS@", cdecl)
+    text = text.replace("@SHMEM_COLLECTIVE_GENERICS@", cgen)
     text = text.replace("@SHMEM_TYPED_DECLARATIONS@", declarations())
     text = text.replace("@SHMEM_GENERICS@", generics())
     open(out, "w").write(text)
@@ -322,6 +335,7 @@ def emit_header(template, out, version):
 def emit_pheader(template, out):
     text = open(template).read()
     text = text.replace("@PSHMEM_TYPED_DECLARATIONS@", pdeclarations())
+    text = text.replace("@PSHMEM_COLLECTIVE_DECLARATIONS@", collectives()[2])
     open(out, "w").write(text)
 
 

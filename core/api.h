@@ -28,7 +28,7 @@ PSHM_INLINE void pshm_put_nbi(const char *routine, struct pshm_ctx *c, void *dst
     uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
     char *b;
     if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
-        memcpy(b + off, src, n);
+        pshm_copy(b + off, src, n);
         return;
     }
     pshm_put_slow(routine, c, dst, src, n, pe, 1);
@@ -39,7 +39,7 @@ PSHM_INLINE void pshm_get_nbi(const char *routine, struct pshm_ctx *c, void *dst
     uintptr_t off = (uintptr_t)src - pshm_g.heap_lo;
     char *b;
     if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
-        memcpy(dst, b + off, n);
+        pshm_copy(dst, b + off, n);
         return;
     }
     pshm_get_slow(routine, c, dst, src, n, pe, 1);
@@ -150,7 +150,7 @@ PSHM_INLINE void pshm_put_signal(const char *routine, struct pshm_ctx *c, void *
     uint64_t *s;
     if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]) &&
                     (s = (uint64_t *)pshm_amo_addr(sig, pe)))) {
-        memcpy(b + off, src, n);
+        pshm_copy(b + off, src, n);
         if (sig_op == SHMEM_SIGNAL_SET) {
             __atomic_store_n(s, signal, __ATOMIC_RELEASE);
             return;

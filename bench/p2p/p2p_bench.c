@@ -155,7 +155,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char *buf = shmem_malloc(MAX_SIZE);
-    char *src = malloc(MAX_SIZE);
+    char *src = aligned_alloc(4096, MAX_SIZE); /* page-aligned like the heap buffer */
     memset(src, 1, MAX_SIZE);
     memset(buf, 0, MAX_SIZE);
     shmem_barrier_all();

@@ -200,6 +200,11 @@ void pshm_bad_cmp(const char *routine, int cmp) PSHM_HIDDEN __attribute__((noret
 
 enum { PSHM_SET_ALL, PSHM_SET_ANY, PSHM_SET_SOME };
 
+/* Where an _any scan starts: a per-thread pseudo-random index, so every
+ * satisfied element is returned eventually whatever pattern of calls (a
+ * round-robin start can lock onto one element when calls interleave). */
+size_t pshm_any_start(size_t nelems) PSHM_HIDDEN;
+
 /* The _all/_any/_some (and _vector) waits and tests.  Returns for ALL:
  * 1 if all active elements hold (always, when waiting); ANY: an index or
  * SIZE_MAX; SOME: how many indices were written. */
@@ -207,6 +212,7 @@ enum { PSHM_SET_ALL, PSHM_SET_ANY, PSHM_SET_SOME };
     ({                                                                                             \
         const T *vals_ = (values);                                                                 \
         size_t res_ = 0, active_ = 0;                                                              \
+        size_t start_ = kind == PSHM_SET_ANY ? pshm_any_start(nelems) : 0;                         \
         unsigned spins_ = 0;                                                                       \
         for (size_t i_ = 0; i_ < (nelems); i_++)                                                   \
             active_ += !(status) || !(status)[i_];                                                 \
@@ -220,7 +226,8 @@ enum { PSHM_SET_ALL, PSHM_SET_ANY, PSHM_SET_SOME };
                 break;                                                                             \
             if (pshm_g.tp_progress)                                                                \
                 pshm_g.tp->progress();                                                             \
-            for (size_t i_ = 0; i_ < (nelems); i_++) {                                             \
+            for (size_t k_ = 0; k_ < (nelems); k_++) {                                             \
+                size_t i_ = kind == PSHM_SET_ANY ? (k_ + start_) % (nelems) : k_;                   \
                 if ((status) && (status)[i_])                                                      \
                     continue;                                                                      \
                 T v_ = PSHM_LOAD(&(ivars)[i_]);                                                    \

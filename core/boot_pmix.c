@@ -11,6 +11,7 @@
 
 static pmix_proc_t me;
 static unsigned ag_seq; /* keys are single-use so that exchanges never alias */
+static int job_size;
 
 static int get_u32(const pmix_proc_t *who, const char *key, uint32_t *out)
 {
@@ -47,16 +48,7 @@ static int pmix_allgather(const void *mine, void *all, size_t len)
     PMIX_INFO_DESTRUCT(&info);
     if (rc != PMIX_SUCCESS)
         return -1;
-    int size = 0;
-    {
-        pmix_proc_t wild;
-        uint32_t s;
-        PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
-        if (get_u32(&wild, PMIX_JOB_SIZE, &s))
-            return -1;
-        size = (int)s;
-    }
-    for (int r = 0; r < size; r++) {
+    for (int r = 0; r < job_size; r++) {
         char *dst = (char *)all + (size_t)r * len;
         if ((pmix_rank_t)r == me.rank) {
             memmove(dst, mine, len);
@@ -91,7 +83,26 @@ __attribute__((noreturn)) static void pmix_abort(int status, const char *msg)
     _exit(status);
 }
 
-static void pmix_fini(void) { PMIx_Finalize(NULL, 0); }
+/* PMIx stays up for the life of the process: a shmem_finalize followed by
+ * a new shmem_init (allowed since OpenSHMEM 1.6) must not race a slow PE's
+ * PMIx_Finalize with a fast PE's next fence, which PMIx ends with
+ * PMIX_ERR_PARTIAL_SUCCESS. */
+static int pmix_up;
+
+static void pmix_at_exit(void)
+{
+    if (pmix_up)
+        PMIx_Finalize(NULL, 0);
+    pmix_up = 0;
+}
+
+static int *local_ranks;
+
+static void pmix_fini(void)
+{
+    free(local_ranks);
+    local_ranks = NULL;
+}
 
 /* PMIX_LOCAL_PEERS is "0,1,5"; ranks come back sorted. */
 static int parse_peers(const char *s, int **out, int *n)
@@ -123,22 +134,26 @@ static int parse_peers(const char *s, int **out, int *n)
 
 int pshm_boot_pmix_init(struct pshm_boot *b)
 {
-    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
-    if (rc != PMIX_SUCCESS) {
-        pshm_error("bootstrap: PMIx_Init failed: %s (is the launcher a PMIx server?)",
-                   PMIx_Error_string(rc));
-        return -1;
+    if (!pmix_up) {
+        pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+        if (rc != PMIX_SUCCESS) {
+            pshm_error("bootstrap: PMIx_Init failed: %s (is the launcher a PMIx server?)",
+                       PMIx_Error_string(rc));
+            return -1;
+        }
+        pmix_up = 1;
+        atexit(pmix_at_exit);
     }
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     uint32_t size;
     if (get_u32(&wild, PMIX_JOB_SIZE, &size)) {
         pshm_error("bootstrap: PMIx gives no %s", PMIX_JOB_SIZE);
-        PMIx_Finalize(NULL, 0);
         return -1;
     }
     b->rank = (int)me.rank;
     b->size = (int)size;
+    job_size = (int)size;
     pmix_value_t *v = NULL;
     if (PMIx_Get(&wild, PMIX_LOCAL_PEERS, NULL, 0, &v) == PMIX_SUCCESS && v &&
         v->type == PMIX_STRING && v->data.string) {
@@ -153,6 +168,7 @@ int pshm_boot_pmix_init(struct pshm_boot *b)
         b->local_ranks[0] = b->rank;
         b->n_local = 1;
     }
+    local_ranks = b->local_ranks;
     b->name = "pmix";
     b->allgather = pmix_allgather;
     b->barrier = pmix_barrier;

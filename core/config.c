@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../collectives/coll_algos.h"
 #include "config.h"
 
 struct pshm_config pshm_cfg;
@@ -29,6 +30,13 @@ static const struct var vars[] = {
     {"SHMEM_DEBUG", "0", "check every call's arguments and explain failures"},
     {"SHMEM_INFO", "0", "print this information on PE 0 at shmem_init"},
     {"SHMEM_VERSION", "0", "print the library version on PE 0 at shmem_init"},
+    {"SHMEM_COLLECTIVES", "native", "collectives component: native (over RMA/AMO, shared-memory aware)"},
+    {"SHMEM_BARRIER_ALGORITHM", "auto", "barrier/sync: auto, dissemination or tree"},
+    {"SHMEM_BCAST_ALGORITHM", "auto", "broadcast: auto, binomial or scatter_allgather"},
+    {"SHMEM_REDUCE_ALGORITHM", "auto",
+     "reductions: auto, recursive_doubling, ring or reduce_scatter_allgather"},
+    {"SHMEM_COLLECT_ALGORITHM", "auto", "fcollect/collect: auto, ring, recursive_doubling or linear"},
+    {"SHMEM_ALLTOALL_ALGORITHM", "auto", "alltoall(s): auto, pairwise or linear"},
     {"PLUGSHMEM_JOB_TAG", "(set by oshrun)", "job identifier used to name shared-memory objects"},
 };
 
@@ -93,6 +101,52 @@ static int load_bool(const char *name, int def, int *out, char *err, size_t errl
     return 0;
 }
 
+/* A choice among '|'-separated words: out = the index of s in choices. */
+static int load_choice(const char *name, const char *choices, int *out, char *err, size_t errlen)
+{
+    const char *s = getenv(name);
+    *out = 0;
+    if (!s || !*s)
+        return 0;
+    size_t len = strlen(s);
+    int i = 0;
+    for (const char *c = choices; *c; i++) {
+        const char *bar = strchr(c, '|');
+        size_t cl = bar ? (size_t)(bar - c) : strlen(c);
+        if (cl == len && strncasecmp(c, s, len) == 0)
+            return *out = i, 0;
+        c += cl + (bar != NULL);
+    }
+    char list[256];
+    size_t o = 0;
+    for (const char *p = choices; *p && o + 3 < sizeof list; p++) {
+        if (*p == '|') {
+            list[o++] = ',';
+            list[o++] = ' ';
+        } else {
+            list[o++] = *p;
+        }
+    }
+    list[o] = '\0';
+    snprintf(err, errlen, "%s='%s' is not known; use one of %s", name, s, list);
+    return -1;
+}
+
+static int load_collectives(struct pshm_config *c, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name, *choices;
+    } algo[PSHM_COP_N] = PSHM_COLL_ALGO_VARS;
+    int comp;
+    if (load_choice("SHMEM_COLLECTIVES", PSHM_COLL_COMPONENTS, &comp, err, errlen))
+        return -1;
+    c->collectives = "native";
+    for (int i = 0; i < PSHM_COP_N; i++)
+        if (load_choice(algo[i].name, algo[i].choices, &c->coll_algo[i], err, errlen))
+            return -1;
+    return 0;
+}
+
 int pshm_config_load(char *err, size_t errlen)
 {
     struct pshm_config c = {0};
@@ -104,6 +158,10 @@ int pshm_config_load(char *err, size_t errlen)
                  "SHMEM_SYMMETRIC_SIZE='%s' is not a size; use bytes or a number with K, M, G or T "
                  "(powers of 1024), e.g. 512M",
                  s);
+        return -1;
+    }
+    if (c.symmetric_size > PSHM_MAX_HEAP_SIZE) {
+        snprintf(err, errlen, "SHMEM_SYMMETRIC_SIZE='%s' is too large; at most 64T per PE", s);
         return -1;
     }
     c.transport = getenv("SHMEM_TRANSPORT");
@@ -135,6 +193,8 @@ int pshm_config_load(char *err, size_t errlen)
         }
         c.wait_spins = (unsigned)v;
     }
+    if (load_collectives(&c, err, errlen))
+        return -1;
     pshm_cfg = c;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #define PSHM_DEFAULT_HEAP_SIZE ((size_t)256 << 20) /* the one place the default lives */
+#define PSHM_MAX_HEAP_SIZE ((size_t)64 << 40)     /* keeps size arithmetic far from overflow */
 
 struct pshm_config {
     size_t symmetric_size;
@@ -18,6 +19,8 @@ struct pshm_config {
     int version;
     int bypass;
     unsigned wait_spins;
+    const char *collectives; /* collectives component: "native" */
+    int coll_algo[8];        /* PSHM_COP_* -> forced algorithm (collectives/coll_algos.h), 0 auto */
 };
 
 extern struct pshm_config pshm_cfg;

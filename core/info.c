@@ -1,12 +1,25 @@
 /* What shmem_info and SHMEM_INFO=1 print. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "api.h"
 #include "config.h"
+#include "error.h"
 #include "info.h"
 #include "init.h"
 #include "registry.h"
+
+/* query() may read settings and report errors, as at shmem_init. */
+static const char *info_getenv(const char *name) { return getenv(name); }
+
+static void info_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pshm_verror(fmt, ap);
+    va_end(ap);
+}
 
 PSHM_API void pshmemx_info_print(FILE *out)
 {
@@ -28,7 +41,10 @@ PSHM_API void pshmemx_info_print(FILE *out)
                               .my_pe = pshm_is_initialized() ? pshm_g.my_pe : 0,
                               .n_pes = n,
                               .n_local = n,
-                              .local_of = local_of};
+                              .local_of = local_of,
+                              .getenv = info_getenv,
+                              .error = info_error,
+                              .debug = cfg_ok ? pshm_cfg.debug : 0};
     pshm_registry_query(&reg, &svc);
     fprintf(out, "Transports (searched %s):\n", pshm_registry_dirs());
     for (int i = 0; i < reg.n; i++) {

@@ -97,7 +97,8 @@ PSHM_API void *pshmem_calloc(size_t count, size_t size)
     if (!count || !size)
         return NULL;
     if (count > SIZE_MAX / size) {
-        no_memory("shmem_calloc", SIZE_MAX);
+        if (pshm_cfg.debug && pshm_g.my_pe == 0)
+            pshm_error("shmem_calloc(%zu, %zu): the product overflows size_t", count, size);
         pshmem_barrier_all();
         return NULL;
     }
@@ -110,9 +111,10 @@ PSHM_API void *pshmem_align(size_t alignment, size_t size)
 {
     if (!size)
         return NULL;
-    if (!alignment || (alignment & (alignment - 1))) {
+    if (!alignment || (alignment & (alignment - 1)) || alignment > PSHM_HEAP_ALIGN) {
         if (pshm_cfg.debug && pshm_g.my_pe == 0)
-            pshm_error("shmem_align(%zu, %zu): alignment must be a power of two", alignment, size);
+            pshm_error("shmem_align(%zu, %zu): alignment must be a power of two of at most %zu",
+                       alignment, size, PSHM_HEAP_ALIGN);
         pshmem_barrier_all();
         return NULL;
     }

@@ -152,23 +152,65 @@ int pshm_registry_scan(struct pshm_registry *r, const char *extra_path)
             }
         }
     }
-    for (int i = 0; i < r->n; i++)
-        load(&r->p[i]);
     return 0;
+}
+
+/* Loads (once) and asks one plugin whether it can run here. */
+static void query_one(struct pshm_plugin *p, const pshm_core_services *svc)
+{
+    if (p->queried)
+        return;
+    p->queried = 1;
+    load(p);
+    if (!p->desc)
+        return;
+    p->why[0] = '\0';
+    p->priority = p->desc->query(svc, p->why, sizeof p->why);
+    p->usable = p->priority >= 0;
+    if (!p->usable && !p->why[0])
+        snprintf(p->why, sizeof p->why, "not usable here");
 }
 
 void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc)
 {
-    for (int i = 0; i < r->n; i++) {
-        struct pshm_plugin *p = &r->p[i];
-        if (!p->desc)
-            continue;
-        p->why[0] = '\0';
-        p->priority = p->desc->query(svc, p->why, sizeof p->why);
-        p->usable = p->priority >= 0;
-        if (!p->usable && !p->why[0])
-            snprintf(p->why, sizeof p->why, "not usable here");
+    for (int i = 0; i < r->n; i++)
+        query_one(&r->p[i], svc);
+}
+
+/* The next name of a "a, b,c" list, blanks trimmed and empty names
+ * skipped; NULL at the end.  Modifies the list in place. */
+static char *next_name(char **cursor)
+{
+    while (**cursor) {
+        char *n = *cursor;
+        char *end = strchr(n, ',');
+        *cursor = end ? end + 1 : n + strlen(n);
+        if (end)
+            *end = '\0';
+        while (*n == ' ' || *n == '\t')
+            n++;
+        char *t = n + strlen(n);
+        while (t > n && (t[-1] == ' ' || t[-1] == '\t'))
+            *--t = '\0';
+        if (*n)
+            return n;
     }
+    return NULL;
+}
+
+void pshm_registry_query_list(struct pshm_registry *r, const pshm_core_services *svc,
+                              const char *names)
+{
+    char *copy = strdup(names), *cur = copy, *n;
+    while ((n = next_name(&cur))) {
+        struct pshm_plugin *p = find(r, n);
+        if (p) {
+            query_one(p, svc);
+            if (p->usable)
+                break; /* the first usable one wins: no need to load the rest */
+        }
+    }
+    free(copy);
 }
 
 static void list_installed(struct pshm_registry *r, char *buf, size_t len)
@@ -177,7 +219,7 @@ static void list_installed(struct pshm_registry *r, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < r->n && u < len; i++)
         u += (size_t)snprintf(buf + u, len - u, "%s%s%s", i ? ", " : "", r->p[i].name,
-                              r->p[i].usable ? "" : " (unusable)");
+                              r->p[i].queried && !r->p[i].usable ? " (unusable)" : "");
     if (!r->n)
         snprintf(buf, len, "none (searched %.900s)", dirs_searched[0] ? dirs_searched : "nothing");
 }
@@ -188,10 +230,10 @@ struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pr
     char installed[1024];
     list_installed(r, installed, sizeof installed);
     if (pref) {
-        char *copy = strdup(pref), *save = NULL;
+        char *copy = strdup(pref), *cur = copy, *n;
         char reasons[4096] = "";
         size_t ru = 0;
-        for (char *n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+        while ((n = next_name(&cur))) {
             struct pshm_plugin *p = find(r, n);
             if (p && p->usable) {
                 free(copy);
@@ -199,9 +241,15 @@ struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pr
             }
             if (ru < sizeof reasons)
                 ru += (size_t)snprintf(reasons + ru, sizeof reasons - ru, "%s%s: %s",
-                                       ru ? "; " : "", n, p ? p->why : "not installed");
+                                       ru ? "; " : "", n,
+                                       !p ? "not installed" : p->why[0] ? p->why : "not tried");
         }
         free(copy);
+        if (!ru) {
+            snprintf(err, errlen, "SHMEM_TRANSPORT='%s' names no transport; installed: %.1000s",
+                     pref, installed);
+            return NULL;
+        }
         snprintf(err, errlen, "SHMEM_TRANSPORT='%s': no usable transport (%.1500s); installed: %.1000s",
                  pref, reasons, installed);
         return NULL;

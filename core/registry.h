@@ -11,6 +11,7 @@ struct pshm_plugin {
     char *path;
     void *dl;   /* NULL if it could not be loaded or was rejected */
     const pshm_transport_desc *desc;
+    int queried;  /* loaded and asked (plugins are loaded only when needed) */
     int usable;   /* query() succeeded */
     int priority; /* query()'s answer */
     char why[512]; /* why it cannot be loaded or used */
@@ -23,10 +24,15 @@ struct pshm_registry {
 
 /* Finds every transport-*.so in SHMEM_TRANSPORT_PATH, then in the install's
  * plugin folder (next to the loaded core library), then in the build tree;
- * the first file of a name wins.  Loads and validates each. */
+ * the first file of a name wins.  Nothing is loaded yet. */
 int pshm_registry_scan(struct pshm_registry *r, const char *extra_path);
-/* Runs every loaded plugin's query() against svc. */
+/* Loads every plugin and runs its query() against svc. */
 void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc);
+/* The same for the plugins of a "name,name" list only, in its order,
+ * stopping at the first usable one: a job that names its transport does
+ * not pay for loading the others. */
+void pshm_registry_query_list(struct pshm_registry *r, const pshm_core_services *svc,
+                              const char *names);
 /* Picks a plugin: from the ordered list pref ("ofi,shm") if given, else the
  * usable one of highest priority.  Returns it, or NULL with one line in err. */
 struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pref, char *err,

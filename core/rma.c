@@ -117,3 +117,12 @@ void pshm_put_signal_slow(const char *routine, struct pshm_ctx *c, void *dst, co
     pshm_amo_slow(routine, c, sig, pe, sig_op == SHMEM_SIGNAL_SET ? PSHM_AMO_SET : PSHM_AMO_ADD,
                   PSHM_T_U64, &signal, NULL, NULL, nbi);
 }
+
+size_t pshm_any_start(size_t nelems)
+{
+    static _Thread_local uint64_t x = 0x9E3779B97F4A7C15ull;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return nelems ? (size_t)(x % nelems) : 0;
+}

@@ -142,9 +142,34 @@ static char *map_peer(const char *name, size_t size, int pe)
     return p;
 }
 
+/* Maps len bytes (of fd, or anonymous) at a PSHM_HEAP_ALIGN boundary:
+ * reserve more address space than needed, map at the aligned spot inside,
+ * return the rest. */
+static char *map_aligned(size_t len, int fd)
+{
+    size_t span = len + PSHM_HEAP_ALIGN;
+    char *r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (r == MAP_FAILED)
+        return MAP_FAILED;
+    char *a = (char *)(((uintptr_t)r + PSHM_HEAP_ALIGN - 1) & ~(uintptr_t)(PSHM_HEAP_ALIGN - 1));
+    void *m = fd >= 0 ? mmap(a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
+                             fd, 0)
+                      : mmap(a, len, PROT_READ | PROT_WRITE,
+                             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+        munmap(r, span);
+        return MAP_FAILED;
+    }
+    if (a > r)
+        munmap(r, (size_t)(a - r));
+    if (r + span > a + len)
+        munmap(a + len, (size_t)(r + span - (a + len)));
+    return a;
+}
+
 int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_globals, int bypass)
 {
-    size_t total = PSHM_INTERNAL_SIZE + page_up(user_size);
+    size_t total = page_up(user_size) + PSHM_INTERNAL_SIZE;
     int shared = b->n_local > 1 && bypass;
     struct card mine;
     memset(&mine, 0, sizeof mine);
@@ -154,14 +179,15 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
         int fd = shm_create(mine.heap_name, total);
         if (fd < 0)
             return -1;
-        seg.heap = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+        seg.heap = map_aligned(total, fd);
         close(fd);
     } else {
-        seg.heap = mmap(NULL, total, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        seg.heap = map_aligned(total, -1);
     }
     if (seg.heap == MAP_FAILED) {
-        pshm_error("cannot map a %zu-byte symmetric heap: %s", total, strerror(errno));
+        pshm_error("cannot map a %zu-byte symmetric heap (SHMEM_SYMMETRIC_SIZE=%zu): %s; "
+                   "lower SHMEM_SYMMETRIC_SIZE",
+                   total, user_size, strerror(errno));
         if (shared)
             shm_unlink(mine.heap_name);
         return -1;
@@ -204,8 +230,13 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
                        r, (unsigned long long)all[r].heap_size, total);
             goto out;
         }
-        if (!all[r].heap_name[0] || !(pshm_g.peer[r].base[PSHM_SEG_HEAP] =
-                                          map_peer(all[r].heap_name, total, r)))
+        if (!all[r].heap_name[0]) {
+            pshm_error("PE %d on this node did not share its heap: SHMEM_BYPASS differs between "
+                       "PEs?",
+                       r);
+            goto out;
+        }
+        if (!(pshm_g.peer[r].base[PSHM_SEG_HEAP] = map_peer(all[r].heap_name, total, r)))
             goto out;
         if (all[r].data_size && mine.data_size) {
             if (all[r].data_size != mine.data_size) {

@@ -1,8 +1,10 @@
 /*
  * The symmetric segments: the heap (a POSIX shared-memory object, so that
- * on-node peers can map it) and the executable's data and bss.  The heap
- * starts with an internal area the library uses for its own symmetric
- * state (barrier flags, collective scratch); user allocations follow it.
+ * on-node peers can map it) and the executable's data and bss.  User
+ * allocations start at the heap's base, which is aligned to PSHM_HEAP_ALIGN
+ * on every PE, so that shmem_align's alignments hold for addresses, not
+ * just offsets; the library's own symmetric state (the internal area)
+ * follows the user's part.
  */
 #ifndef PSHM_SEGMENT_H
 #define PSHM_SEGMENT_H
@@ -14,10 +16,13 @@
 #include "pshm.h"
 
 #define PSHM_INTERNAL_SIZE ((size_t)1 << 20)
+#define PSHM_HEAP_ALIGN ((size_t)1 << 30)
 
-/* Symmetric state of the library, at offset 0 of every PE's heap. */
+/* Symmetric state of the library, at the end of every PE's heap. */
 struct pshm_internal {
-    uint64_t barrier_flags[64]; /* dissemination barrier of the world team */
+    /* Per-team collective state: flags and scratch of PSHM_COLL_SLOTS team
+     * slots (collectives/coll_state.h gives it its layout). */
+    _Alignas(4096) unsigned char coll[PSHM_INTERNAL_SIZE];
 };
 
 /* Creates this PE's heap (internal area + user_size bytes), shares its data
@@ -30,10 +35,10 @@ void pshm_segments_fini(void);
 
 static inline struct pshm_internal *pshm_internal(void)
 {
-    return (struct pshm_internal *)pshm_g.heap_lo;
+    return (struct pshm_internal *)(pshm_g.heap_lo + pshm_g.heap_len - PSHM_INTERNAL_SIZE);
 }
 
 /* Where user allocations start in the heap. */
-static inline char *pshm_user_heap(void) { return (char *)pshm_g.heap_lo + PSHM_INTERNAL_SIZE; }
+static inline char *pshm_user_heap(void) { return (char *)pshm_g.heap_lo; }
 
 #endif

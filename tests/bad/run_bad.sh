@@ -1,0 +1,531 @@
+#!/usr/bin/env bash
+# Bad-input tests: programs that misconfigure, exhaust, crash or abort,
+# run under oshrun with 1, 2 and 4 PEs (and some without a launcher).
+# For each run: the exact exit status, the expected one-line message on
+# stderr (once, not once per PE, for configuration errors), and afterwards
+# no process of the run left and no /dev/shm/psm-* object of the run left.
+# Also shmem_info, SHMEM_INFO=1, SHMEM_VERSION=1, and the core library's
+# dependencies.
+#
+# Usage: run_bad.sh OSHRUN PROGDIR [BUILDDIR]
+#   OSHRUN    the launcher (if "", $OSHRUN from the environment; if that is
+#             unset too, the runs under oshrun are skipped)
+#   PROGDIR   folder of the bad_* programs (build/tests/bad)
+#   BUILDDIR  top of the build tree (default $PLUGSHMEM_BUILD, else PROGDIR/../..)
+# Prints "N passed, M failed"; exit 0 if none failed, 1 otherwise, 77 (skip)
+# if oshrun was missing and nothing failed.
+
+set -u
+
+OSHRUN=${1:-${OSHRUN:-}} # until meson builds oshrun: OSHRUN=/path/to/oshrun meson test
+PROGDIR=${2:?usage: run_bad.sh OSHRUN PROGDIR [BUILDDIR]}
+BUILD=${3:-${PLUGSHMEM_BUILD:-$PROGDIR/../..}}
+SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
+case $OSHRUN in
+"" | /*) ;;
+*) [ -e "$OSHRUN" ] && OSHRUN=$(cd "$(dirname "$OSHRUN")" && pwd)/$(basename "$OSHRUN") ;;
+esac
+PROGDIR=$(cd "$PROGDIR" && pwd)
+BUILD=$(cd "$BUILD" && pwd)
+SHMEM_INFO_BIN=$BUILD/tools/shmem_info
+FAKE_PLUGINS=$BUILD/tests/unit
+RANK_ENV=$SRCDIR/tests/bad/rank_env.sh
+TIMEOUT=60
+
+pass=0 fail=0 skipped=0 runs=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/plugshmem-bad.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+# Start from a clean environment as far as the library is concerned.
+for v in $(env | sed -n 's/^\(SHMEM_[A-Za-z0-9_]*\)=.*/\1/p; s/^\(PLUGSHMEM_JOB_TAG\)=.*/\1/p; s/^\(PMIX_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    unset "$v"
+done
+
+# Every SHMEM_ variable the core reads: those it documents, those in the
+# table of core/config.c, and any the core or collectives getenv().
+ALL_VARS="SHMEM_SYMMETRIC_SIZE SHMEM_TRANSPORT SHMEM_TRANSPORT_PATH SHMEM_BYPASS SHMEM_GLOBALS
+SHMEM_WAIT_SPINS SHMEM_DEBUG SHMEM_INFO SHMEM_VERSION"
+PLUGIN_VARS=""
+if [ -d "$SRCDIR/core" ]; then
+    ALL_VARS="$ALL_VARS $(cat "$SRCDIR"/core/*.c "$SRCDIR"/collectives/*.c 2>/dev/null |
+        grep -oE 'getenv\("SHMEM_[A-Z0-9_]+"\)' | sed 's/.*"\(.*\)".*/\1/')"
+    ALL_VARS="$ALL_VARS $(grep -oE '^ *\{"SHMEM_[A-Z0-9_]+"' "$SRCDIR/core/config.c" | tr -d ' {"')"
+    # Plugins' own settings (read through svc->getenv): the plugin ABI has
+    # no way to describe them to shmem_info, so they are only reported.
+    PLUGIN_VARS=$(cat "$SRCDIR"/transports/*/*.c 2>/dev/null | grep -oE '"SHMEM_[A-Z0-9_]+"' | tr -d '"' | sort -u)
+fi
+ALL_VARS=$(echo $ALL_VARS | tr ' ' '\n' | sort -u)
+PLUGIN_VARS=$(comm -23 <(echo "$PLUGIN_VARS") <(echo "$ALL_VARS") | grep . )
+
+ok()   { pass=$((pass + 1)); echo "ok   $CASE: $*"; }
+bad()  { fail=$((fail + 1)); echo "FAIL $CASE: $*"; }
+skip() { skipped=$((skipped + 1)); echo "skip $CASE: $*"; }
+
+shown=0
+show_output() {
+    [ "$shown" = 1 ] && return
+    shown=1
+    echo "     --- status $status; stdout:"; sed 's/^/     | /' "$TMP/out" | head -20
+    echo "     --- stderr:"; sed 's/^/     | /' "$TMP/err" | head -20
+}
+
+# run NAME NPES PROG [ARGS...]: environment settings in the array ENVS.
+# NPES 0 runs PROG directly, without a launcher (a singleton PE).
+# Sets status, and $TMP/out, $TMP/err.  Checks the leftovers.
+ENVS=()
+OSHRUN_OPTS=()
+run() {
+    CASE=$1
+    local np=$2 prog=$3
+    shift 3
+    runs=$((runs + 1))
+    shown=0
+    local mark="plugshmem-bad-$$-$runs"
+    local before after
+    before=$(ls /dev/shm 2>/dev/null | grep '^psm-' | sort)
+    if [ "$np" -gt 0 ]; then
+        env ${ENVS[@]+"${ENVS[@]}"} PLUGSHMEM_BAD_MARK="$mark" \
+            timeout -k 5 "$TIMEOUT" "$OSHRUN" -n "$np" ${OSHRUN_OPTS[@]+"${OSHRUN_OPTS[@]}"} "$prog" "$@" >"$TMP/out" 2>"$TMP/err"
+    else
+        # (the braces keep bash's own "Segmentation fault" notice quiet)
+        { env ${ENVS[@]+"${ENVS[@]}"} PLUGSHMEM_BAD_MARK="$mark" \
+            timeout -k 5 "$TIMEOUT" "$prog" "$@" >"$TMP/out" 2>"$TMP/err"; } 2>/dev/null
+    fi
+    status=$?
+    after=$(ls /dev/shm 2>/dev/null | grep '^psm-' | sort)
+    [ "$status" = 124 ] && echo "     (timed out after ${TIMEOUT}s)"
+
+    # No process of the run is left (they carry the mark in their environment).
+    local left
+    left=$(grep -lzx "PLUGSHMEM_BAD_MARK=$mark" /proc/[0-9]*/environ 2>/dev/null |
+        sed 's|/proc/\([0-9]*\)/environ|\1|' | grep -vx "$$" | tr '\n' ' ')
+    if [ -z "$left" ]; then
+        ok "no process left"
+    else
+        bad "processes left: $left($(for p in $left; do tr '\0' ' ' </proc/$p/cmdline 2>/dev/null; echo -n '; '; done))"
+        for p in $left; do kill -KILL "$p" 2>/dev/null; done
+    fi
+
+    # No shared-memory object of the run is left: new psm-* entries that
+    # carry this run's job tag (or, without a launcher, its pid).
+    local new ours="" others="" f tags pids
+    new=$(comm -13 <(echo "$before") <(echo "$after"))
+    tags=$(sed -n 's/^jobtag=\([0-9a-zA-Z]*\) .*/\1/p' "$TMP/out" | grep -vx none | sort -u)
+    pids=$(sed -n 's/^jobtag=.* pid=\([0-9]*\)$/\1/p' "$TMP/out" | sort -u)
+    for f in $new; do
+        local mine=0 t
+        for t in $tags; do case $f in psm-$t-*) mine=1 ;; esac; done
+        for t in $pids; do case $f in psm-p$t-*) mine=1 ;; esac; done
+        [ -z "$tags$pids" ] && mine=1 # cannot tell: count it
+        if [ $mine = 1 ]; then ours="$ours $f"; else others="$others $f"; fi
+    done
+    # Also anything of this job that existed before (a tag collision).
+    for t in $tags; do
+        for f in $after; do case $f in psm-$t-*) case " $ours " in *" $f "*) ;; *) ours="$ours $f" ;; esac ;; esac; done
+    done
+    if [ -z "$ours" ]; then
+        ok "no /dev/shm/psm-* object left"
+    else
+        bad "/dev/shm objects left:$ours"
+    fi
+    [ -n "$others" ] && echo "     (new /dev/shm objects of other jobs, ignored:$others)"
+    return 0
+}
+
+expect_status() {
+    if [ "$status" = "$1" ]; then ok "exit status $1"; else bad "exit status $status, expected $1"; show_output; fi
+}
+
+# expect_once FILE TEXT: exactly one line of FILE contains TEXT (fixed string).
+expect_once() {
+    local n
+    n=$(grep -cF -- "$2" "$TMP/$1")
+    if [ "$n" = 1 ]; then
+        ok "$1 has \"$2\" once"
+    else
+        bad "$1 has \"$2\" $n times, expected once"; show_output
+    fi
+}
+
+# expect_count FILE N TEXT
+expect_count() {
+    local n
+    n=$(grep -cF -- "$3" "$TMP/$1")
+    if [ "$n" = "$2" ]; then ok "$1 has \"$3\" $2 times"; else bad "$1 has \"$3\" $n times, expected $2"; show_output; fi
+}
+
+# expect_line FILE KEY TEXT...: the line of FILE containing KEY also
+# contains every TEXT.
+expect_line() {
+    local file=$1 key=$2 line t
+    shift 2
+    line=$(grep -F -- "$key" "$TMP/$file" | head -1)
+    for t in "$@"; do
+        case $line in
+        *"$t"*) ok "message has \"$t\"" ;;
+        *) bad "the $file line with \"$key\" lacks \"$t\": ${line:-(no such line)}" ;;
+        esac
+    done
+}
+
+# expect_match FILE ERE: some line matches (extended regexp)
+expect_match() {
+    if grep -qE -- "$2" "$TMP/$1"; then ok "$1 matches /$2/"; else bad "$1 does not match /$2/"; show_output; fi
+}
+
+expect_none() {
+    if grep -qF -- "$2" "$TMP/$1"; then bad "$1 has \"$2\""; show_output; else ok "$1 lacks \"$2\""; fi
+}
+
+have_oshrun() {
+    [ -n "$OSHRUN" ] && [ -x "$OSHRUN" ]
+}
+
+P=$PROGDIR
+
+# ---------------------------------------------------------------------------
+if have_oshrun; then
+
+    # A good program first: anything failing here makes the rest moot.
+    for np in 1 2 4; do
+        ENVS=()
+        run "hello np=$np" $np "$P/bad_hello"
+        expect_status 0
+        expect_count out $np "hello from PE"
+        expect_count out $np ": ok"
+        expect_none err "plugshmem"
+    done
+
+    # Unknown transport: named, with the installed ones, once.
+    for np in 1 2 4; do
+        ENVS=(SHMEM_TRANSPORT=nosuch)
+        run "unknown transport np=$np" $np "$P/bad_hello"
+        expect_status 1
+        expect_once err "SHMEM_TRANSPORT='nosuch'"
+        expect_line err "SHMEM_TRANSPORT='nosuch'" "nosuch: not installed" "installed: " "shm"
+        expect_none out "hello from PE"
+    done
+    ENVS=()
+    OSHRUN_OPTS=(--transport nosuch)
+    run "oshrun --transport nosuch np=2" 2 "$P/bad_hello"
+    OSHRUN_OPTS=()
+    expect_status 1
+    expect_once err "SHMEM_TRANSPORT='nosuch'"
+    expect_line err "SHMEM_TRANSPORT='nosuch'" "installed: " "shm"
+
+    # A preference list falls through to an installed transport.
+    ENVS=(SHMEM_TRANSPORT=nosuch,shm)
+    run "SHMEM_TRANSPORT=nosuch,shm np=2" 2 "$P/bad_hello"
+    expect_status 0
+    expect_count out 2 ": ok"
+
+    # Malformed heap size: variable, value and the accepted forms, once.
+    for np in 1 2 4; do
+        ENVS=(SHMEM_SYMMETRIC_SIZE=12Q)
+        run "SHMEM_SYMMETRIC_SIZE=12Q np=$np" $np "$P/bad_hello"
+        expect_status 1
+        expect_once err "SHMEM_SYMMETRIC_SIZE='12Q'"
+        expect_line err "SHMEM_SYMMETRIC_SIZE='12Q'" "is not a size" "K, M, G or T" "e.g. 512M"
+        expect_none out "hello from PE"
+    done
+
+    # Other malformed settings, 2 PEs: each named once with what is accepted.
+    for setting in "SHMEM_SYMMETRIC_SIZE=1.5G|K, M, G or T" \
+                   "SHMEM_SYMMETRIC_SIZE=99999999999T|K, M, G or T" \
+                   "SHMEM_SYMMETRIC_SIZE=-1|K, M, G or T" \
+                   "SHMEM_DEBUG=maybe|use 1 or 0" \
+                   "SHMEM_INFO=2|use 1 or 0" \
+                   "SHMEM_VERSION=sure|use 1 or 0" \
+                   "SHMEM_BYPASS=nope|use 1 or 0" \
+                   "SHMEM_GLOBALS=xyz|use map or cma" \
+                   "SHMEM_WAIT_SPINS=-3|integer from 0 to 1000000000" \
+                   "SHMEM_WAIT_SPINS=lots|integer from 0 to 1000000000"; do
+        kv=${setting%%|*} accepted=${setting#*|}
+        name=${kv%%=*} value=${kv#*=}
+        ENVS=("$kv")
+        run "$kv np=2" 2 "$P/bad_hello"
+        expect_status 1
+        expect_once err "$name='$value'"
+        expect_line err "$name='$value'" "$accepted"
+    done
+
+    # Plugin problems reach the user with their reason.
+    if [ -e "$FAKE_PLUGINS/transport-broken.so" ]; then
+        ENVS=(SHMEM_TRANSPORT_PATH="$FAKE_PLUGINS" SHMEM_TRANSPORT=broken)
+        run "SHMEM_TRANSPORT=broken np=2" 2 "$P/bad_hello"
+        expect_status 1
+        expect_once err "SHMEM_TRANSPORT='broken'"
+        expect_line err "SHMEM_TRANSPORT='broken'" "broken: cannot load" "undefined symbol" "installed: "
+        ENVS=(SHMEM_TRANSPORT_PATH="$FAKE_PLUGINS" SHMEM_TRANSPORT=badabi)
+        run "SHMEM_TRANSPORT=badabi np=2" 2 "$P/bad_hello"
+        expect_status 1
+        expect_once err "SHMEM_TRANSPORT='badabi'"
+        expect_line err "SHMEM_TRANSPORT='badabi'" "ABI 999" "ABI 1"
+        ENVS=(SHMEM_TRANSPORT_PATH="$FAKE_PLUGINS" SHMEM_TRANSPORT=unusable,shm)
+        run "SHMEM_TRANSPORT=unusable,shm np=2" 2 "$P/bad_hello"
+        expect_status 0
+        expect_count out 2 ": ok"
+        ENVS=(SHMEM_TRANSPORT_PATH="$FAKE_PLUGINS")
+        run "fake plugins installed, no preference np=2" 2 "$P/bad_hello"
+        expect_status 0
+        expect_count out 2 ": ok"
+        ENVS=(SHMEM_TRANSPORT_PATH="$FAKE_PLUGINS" SHMEM_TRANSPORT=dummy)
+        run "transport whose init fails np=2" 2 "$P/bad_hello"
+        expect_status 1
+        expect_match err "transport 'dummy' .*failed to initialize"
+    else
+        CASE="fake plugins"; skip "$FAKE_PLUGINS/transport-broken.so not built"
+    fi
+
+    # Heap exhaustion: NULL on every PE; under SHMEM_DEBUG=1 one report with
+    # the size asked, what is free and the variable to raise.
+    for np in 1 2 4; do
+        ENVS=(SHMEM_DEBUG=1 SHMEM_SYMMETRIC_SIZE=1M)
+        run "exhaustion SHMEM_DEBUG=1 np=$np" $np "$P/bad_exhaust" 2097152
+        expect_status 0
+        expect_count out $np "shmem_malloc(2097152) = NULL"
+        expect_once err "shmem_malloc(2097152)"
+        expect_line err "shmem_malloc(2097152)" "out of symmetric memory" "1048576 bytes free" \
+            "largest free block 1048576" "raise SHMEM_SYMMETRIC_SIZE" "(now 1048576)"
+        expect_once err "shmem_calloc("
+    done
+    ENVS=(SHMEM_SYMMETRIC_SIZE=1M)
+    run "exhaustion without SHMEM_DEBUG np=2" 2 "$P/bad_exhaust" 2097152
+    expect_status 0
+    expect_count out 2 "shmem_malloc(2097152) = NULL"
+    expect_none err "out of symmetric memory"
+    ENVS=(SHMEM_DEBUG=1 SHMEM_SYMMETRIC_SIZE=0)
+    run "empty heap SHMEM_SYMMETRIC_SIZE=0 np=2" 2 "$P/bad_exhaust" 1
+    expect_status 2 # the heap is empty: even the 64 bytes afterwards fail
+    expect_once err "shmem_malloc(1)"
+    expect_line err "shmem_malloc(1)" "0 bytes free" "raise SHMEM_SYMMETRIC_SIZE"
+
+    # A heap size so large that adding the library's internal area to it
+    # overflows: a clean error, not a crash.
+    for np in 1 2; do
+        ENVS=(SHMEM_SYMMETRIC_SIZE=18446744073709551615)
+        run "SHMEM_SYMMETRIC_SIZE=2^64-1 np=$np" $np "$P/bad_hello"
+        expect_status 1
+        expect_none err "killed by signal"
+        expect_match err "SHMEM_SYMMETRIC_SIZE|cannot (map|size)"
+    done
+    ENVS=(SHMEM_SYMMETRIC_SIZE=100T)
+    run "SHMEM_SYMMETRIC_SIZE=100T np=2" 2 "$P/bad_hello"
+    expect_status 1
+    expect_match err "symmetric heap"
+
+    # Settings that differ between PEs (PE 1 only gets the variable).
+    ENVS=()
+    run "PE 1 only: SHMEM_SYMMETRIC_SIZE=12Q np=2" 2 "$RANK_ENV" 1 SHMEM_SYMMETRIC_SIZE=12Q "$P/bad_hello"
+    expect_status 1
+    expect_once err "SHMEM_SYMMETRIC_SIZE='12Q'"
+    run "PE 1 only: SHMEM_TRANSPORT=nosuch np=2" 2 "$RANK_ENV" 1 SHMEM_TRANSPORT=nosuch "$P/bad_hello"
+    expect_status 1
+    expect_once err "SHMEM_TRANSPORT='nosuch'"
+    run "PE 1 only: SHMEM_SYMMETRIC_SIZE=2M np=2" 2 "$RANK_ENV" 1 SHMEM_SYMMETRIC_SIZE=2M "$P/bad_hello"
+    expect_status 1
+    expect_match err "SHMEM_SYMMETRIC_SIZE differs between PEs"
+    run "PE 1 only: SHMEM_BYPASS=0 np=2" 2 "$RANK_ENV" 1 SHMEM_BYPASS=0 "$P/bad_hello"
+    expect_status 1
+    expect_match err "SHMEM_BYPASS"
+    run "PE 1 only: SHMEM_GLOBALS=cma np=2" 2 "$RANK_ENV" 1 SHMEM_GLOBALS=cma "$P/bad_hello"
+    expect_status 0
+    expect_count out 2 ": ok"
+
+    # A PE dies of a signal: the job ends, naming the PE and the signal.
+    for np in 2 4; do
+        ENVS=()
+        run "PE 1 SIGSEGV np=$np" $np "$P/bad_segv" 1
+        expect_status 139
+        expect_once err "killed by signal"
+        expect_match err "PE 1 \(pid [0-9]+\) killed by signal 11 \((Segmentation fault|SIGSEGV)"
+        expect_none out "not reached"
+    done
+    ENVS=()
+    run "PE 0 SIGSEGV np=1" 1 "$P/bad_segv" 0
+    expect_status 139
+    expect_match err "PE 0 \(pid [0-9]+\) killed by signal 11"
+
+    # shmem_global_exit(7) on one PE while the others are in a barrier.
+    for np in 1 2 4; do
+        who=1
+        [ $np = 1 ] && who=0
+        ENVS=()
+        run "global_exit(7) on PE $who np=$np" $np "$P/bad_global_exit" $who 7
+        expect_status 7
+        expect_none out "not reached"
+        expect_none out "returned from shmem_global_exit"
+    done
+    ENVS=()
+    run "global_exit(0) on PE 1 np=2" 2 "$P/bad_global_exit" 1 0
+    expect_status 0
+    expect_none out "not reached"
+
+    # shmem_global_exit from PE 0 while the others wait in wait_until.
+    for np in 2 4; do
+        ENVS=()
+        run "global_exit(5) from PE 0, others in wait_until np=$np" $np "$P/bad_wait_exit" 5
+        expect_status 5
+        expect_none out "not reached"
+    done
+    ENVS=(SHMEM_WAIT_SPINS=0)
+    run "global_exit(3) from PE 0, others yield-waiting np=4" 4 "$P/bad_wait_exit" 3
+    expect_status 3
+
+    # A PE that leaves without shmem_finalize ends the job with status 1.
+    ENVS=()
+    run "PE 1 exits without finalize np=2" 2 "$P/bad_nofinalize"
+    expect_status 1
+    expect_once err "without finalizing"
+    expect_match err "PE 1 \(pid [0-9]+\) exited without finalizing"
+
+    # SHMEM_INFO=1: the shmem_info report, at init, on PE 0 only.
+    ENVS=(SHMEM_INFO=1)
+    run "SHMEM_INFO=1 np=2" 2 "$P/bad_hello"
+    expect_status 0
+    expect_once out "implementing OpenSHMEM"
+    expect_once out "Transport in use: shm"
+    expect_once out "Environment (name"
+    for v in $ALL_VARS; do expect_once out "  $v "; done
+    expect_match out "^  shm +/.*transport-shm\.so"
+    expect_count out 2 ": ok"
+    cp "$TMP/out" "$TMP/info_at_init"
+
+    # SHMEM_VERSION=1: one line with the version, on PE 0 only.
+    version=$("$SHMEM_INFO_BIN" -V 2>/dev/null | sed -n 's/^shmem_info (PlugSHMEM) \([^,]*\),.*/\1/p')
+    for np in 1 2 4; do
+        ENVS=(SHMEM_VERSION=1)
+        run "SHMEM_VERSION=1 np=$np" $np "$P/bad_hello"
+        expect_status 0
+        expect_once out "PlugSHMEM ${version:-?} (OpenSHMEM 1.6), transport shm"
+        expect_none out "implementing OpenSHMEM"
+    done
+    ENVS=(SHMEM_VERSION=1 SHMEM_INFO=1)
+    run "SHMEM_VERSION=1 SHMEM_INFO=1 np=2" 2 "$P/bad_hello"
+    expect_status 0
+    expect_once out "PlugSHMEM ${version:-?}, implementing OpenSHMEM 1.6"
+else
+    CASE="oshrun runs"; skip "no oshrun ('$OSHRUN')"
+fi
+
+# ---------------------------------------------------------------------------
+# Without a launcher: a singleton PE.
+ENVS=()
+run "singleton hello" 0 "$P/bad_hello"
+expect_status 0
+expect_count out 1 "hello from PE 0 of 1: ok"
+ENVS=(SHMEM_TRANSPORT=nosuch)
+run "singleton unknown transport" 0 "$P/bad_hello"
+expect_status 1
+expect_once err "SHMEM_TRANSPORT='nosuch'"
+expect_line err "SHMEM_TRANSPORT='nosuch'" "installed: " "shm"
+ENVS=(SHMEM_SYMMETRIC_SIZE=12Q)
+run "singleton SHMEM_SYMMETRIC_SIZE=12Q" 0 "$P/bad_hello"
+expect_status 1
+expect_once err "SHMEM_SYMMETRIC_SIZE='12Q'"
+expect_line err "SHMEM_SYMMETRIC_SIZE='12Q'" "K, M, G or T"
+ENVS=(SHMEM_SYMMETRIC_SIZE=18446744073709551615)
+run "singleton SHMEM_SYMMETRIC_SIZE=2^64-1" 0 "$P/bad_hello"
+expect_status 1
+expect_match err "SHMEM_SYMMETRIC_SIZE|cannot (map|size)"
+ENVS=()
+run "singleton SIGSEGV" 0 "$P/bad_segv" 0
+expect_status 139
+ENVS=()
+run "singleton global_exit(7)" 0 "$P/bad_global_exit" 0 7
+expect_status 7
+ENVS=(SHMEM_DEBUG=1 SHMEM_SYMMETRIC_SIZE=64K)
+run "singleton exhaustion" 0 "$P/bad_exhaust" 1048576
+expect_status 0
+expect_line err "shmem_malloc(1048576)" "65536 bytes free" "raise SHMEM_SYMMETRIC_SIZE"
+
+# ---------------------------------------------------------------------------
+# shmem_info
+CASE="shmem_info"
+if [ -x "$SHMEM_INFO_BIN" ]; then
+    timeout -k 5 "$TIMEOUT" "$SHMEM_INFO_BIN" >"$TMP/out" 2>"$TMP/err"
+    status=$?
+    expect_status 0
+    expect_once out "implementing OpenSHMEM 1.6"
+    expect_match out "^  shm +/.*transport-shm\.so"
+    expect_match out "^ +ABI [0-9]+, .*; usable$"
+    expect_once out "Transport that would be selected: shm"
+    for v in $ALL_VARS; do expect_once out "  $v "; done
+    unlisted=""
+    for v in $PLUGIN_VARS; do grep -qE "^  $v " "$TMP/out" || unlisted="$unlisted $v"; done
+    [ -n "$unlisted" ] && echo "note $CASE: plugins read variables shmem_info does not list:$unlisted"
+    # SHMEM_INFO=1 printed the same tables.
+    if [ -s "$TMP/info_at_init" ]; then
+        for v in $ALL_VARS; do
+            a=$(grep -E "^  $v " "$TMP/out" | awk '{print $1}')
+            b=$(grep -E "^  $v " "$TMP/info_at_init" | awk '{print $1}')
+            [ -n "$a" ] && [ "$a" = "$b" ] || bad "$v: shmem_info and SHMEM_INFO=1 differ"
+        done
+        a=$(sed -n '/^Transports/,/^Transport /p' "$TMP/out" | grep -v '^Transport ')
+        b=$(sed -n '/^Transports/,/^Transport /p' "$TMP/info_at_init" | grep -v '^Transport ')
+        if [ "$a" = "$b" ]; then ok "SHMEM_INFO=1 lists the same transports as shmem_info"
+        else bad "transport lists differ:"; diff <(echo "$a") <(echo "$b") | sed 's/^/     /'; fi
+    fi
+
+    CASE="shmem_info -V"
+    timeout 10 "$SHMEM_INFO_BIN" -V >"$TMP/out" 2>"$TMP/err"
+    status=$?
+    expect_status 0
+    expect_match out "^shmem_info \(PlugSHMEM\) [0-9]+\.[0-9]+\.[0-9]+, OpenSHMEM 1\.6$"
+
+    CASE="shmem_info --bogus"
+    timeout 10 "$SHMEM_INFO_BIN" --bogus >"$TMP/out" 2>"$TMP/err"
+    status=$?
+    expect_status 2
+    expect_once err "unknown argument '--bogus'"
+
+    CASE="shmem_info SHMEM_TRANSPORT=nosuch"
+    SHMEM_TRANSPORT=nosuch timeout 10 "$SHMEM_INFO_BIN" >"$TMP/out" 2>"$TMP/err"
+    status=$?
+    expect_status 0
+    expect_line out "Transport that would be selected" "none" "SHMEM_TRANSPORT='nosuch'"
+
+    CASE="shmem_info SHMEM_SYMMETRIC_SIZE=12Q"
+    SHMEM_SYMMETRIC_SIZE=12Q timeout 10 "$SHMEM_INFO_BIN" >"$TMP/out" 2>"$TMP/err"
+    status=$?
+    expect_status 0
+    expect_line out "Configuration error" "SHMEM_SYMMETRIC_SIZE='12Q'" "K, M, G or T"
+
+    CASE="shmem_info with fake plugins"
+    if [ -e "$FAKE_PLUGINS/transport-broken.so" ]; then
+        SHMEM_TRANSPORT_PATH=$FAKE_PLUGINS timeout 10 "$SHMEM_INFO_BIN" >"$TMP/out" 2>"$TMP/err"
+        status=$?
+        expect_status 0
+        expect_match out "^  dummy +$FAKE_PLUGINS/transport-dummy\.so"
+        expect_match out "undefined symbol"
+        expect_match out "ABI 999"
+        expect_once out "Transport that would be selected: shm"
+    fi
+else
+    bad "$SHMEM_INFO_BIN not built"
+fi
+
+# ---------------------------------------------------------------------------
+# The core library needs no network or MPI library: those belong to plugins.
+CASE="ldd libplugshmem.so"
+lib=$BUILD/libplugshmem.so
+if [ -e "$lib" ]; then
+    deps=$(ldd "$lib" 2>&1)
+    if echo "$deps" | grep -qiE 'libfabric|libuc[pstm]|libmpi|libopen-pal|libopen-rte|libpsm|libibverbs'; then
+        bad "links $(echo "$deps" | grep -iE 'libfabric|libuc[pstm]|libmpi|libopen-pal|libopen-rte|libpsm|libibverbs' | awk '{print $1}' | tr '\n' ' ')"
+    else
+        ok "no libfabric, UCX, MPI or verbs"
+    fi
+    if echo "$deps" | grep -q 'not found'; then bad "unresolved: $(echo "$deps" | grep 'not found')"; else ok "every dependency resolves"; fi
+else
+    bad "$lib not found"
+fi
+
+if [ "$skipped" -gt 0 ]; then
+    echo "$pass passed, $fail failed ($skipped skipped)"
+else
+    echo "$pass passed, $fail failed"
+fi
+[ "$fail" -gt 0 ] && exit 1
+[ "$skipped" -gt 0 ] && exit 77
+exit 0

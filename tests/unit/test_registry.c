@@ -1,0 +1,443 @@
+/*
+ * Unit test of transport discovery, validation and selection
+ * (core/registry.c), against the fake plugins of fake_transport.c.
+ *
+ * Usage: test_registry PLUGIN_DIR SHADOW_DIR
+ *   PLUGIN_DIR holds transport-{dummy,unusable,badabi,misnamed,broken,
+ *   nosym,small,noquery,silent}.so, SHADOW_DIR transport-{dummy,high}.so
+ *   (meson builds them in tests/unit/ and tests/unit/shadow/ of the build
+ *   tree and passes both).
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "registry.h"
+
+static const char *plugin_dir, *shadow_dir;
+static pshm_core_services svc;
+static int local_of_one[1] = {0};
+
+static struct pshm_plugin *get(struct pshm_registry *r, const char *name)
+{
+    for (int i = 0; i < r->n; i++)
+        if (strcmp(r->p[i].name, name) == 0)
+            return &r->p[i];
+    return NULL;
+}
+
+static int count(struct pshm_registry *r, const char *name)
+{
+    int n = 0;
+    for (int i = 0; i < r->n; i++)
+        n += strcmp(r->p[i].name, name) == 0;
+    return n;
+}
+
+static void scan(struct pshm_registry *r, const char *path)
+{
+    CHECK(pshm_registry_scan(r, path) == 0);
+    pshm_registry_query(r, &svc);
+}
+
+static char *join(const char *a, const char *b)
+{
+    size_t n = strlen(a) + strlen(b) + 2;
+    char *s = malloc(n);
+    snprintf(s, n, "%s:%s", a, b);
+    return s;
+}
+
+static void expect_rejected(struct pshm_registry *r, const char *name)
+{
+    struct pshm_plugin *p = get(r, name);
+    CHECKF(p != NULL, "plugin %s not found", name);
+    if (!p)
+        return;
+    CHECKF(p->dl == NULL && p->desc == NULL && !p->usable, "%s: dl %p desc %p usable %d", name,
+           p->dl, (const void *)p->desc, p->usable);
+    CHECKF(p->why[0] != '\0', "%s has no reason", name);
+}
+
+/* ---- tests ----------------------------------------------------------------- */
+
+static void test_scan_finds_all(void)
+{
+    struct pshm_registry r;
+    scan(&r, plugin_dir);
+    static const char *const names[] = {"badabi", "broken",  "dummy",  "misnamed", "noquery",
+                                        "nosym",  "silent",  "small",  "unusable"};
+    CHECKF(r.n == (int)(sizeof names / sizeof *names), "found %d plugins", r.n);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        struct pshm_plugin *p = get(&r, names[i]);
+        CHECKF(p != NULL, "%s not found", names[i]);
+        if (!p)
+            continue;
+        CHECKF(count(&r, names[i]) == 1, "%s listed %d times", names[i], count(&r, names[i]));
+        char want[4096];
+        snprintf(want, sizeof want, "%s/transport-%s.so", plugin_dir, names[i]);
+        CHECKF(strcmp(p->path, want) == 0, "path %s, want %s", p->path, want);
+    }
+    /* Sorted by file name: the listing and priority ties are reproducible. */
+    for (int i = 1; i < r.n; i++)
+        CHECKF(strcmp(r.p[i - 1].name, r.p[i].name) < 0, "%s before %s", r.p[i - 1].name,
+               r.p[i].name);
+    CHECK_HAS(pshm_registry_dirs(), plugin_dir);
+    CHECK(strncmp(pshm_registry_dirs(), plugin_dir, strlen(plugin_dir)) == 0);
+    pshm_registry_release(&r, NULL);
+    CHECK(r.n == 0 && r.p == NULL);
+}
+
+static void test_good_plugin(void)
+{
+    struct pshm_registry r;
+    scan(&r, plugin_dir);
+    struct pshm_plugin *d = get(&r, "dummy");
+    CHECK(d != NULL);
+    if (d) {
+        CHECK(d->dl != NULL);
+        CHECK(d->desc != NULL);
+        CHECK(d->usable == 1);
+        CHECK(d->priority == 5);
+        CHECKF(d->why[0] == '\0', "usable dummy has a reason: %s", d->why);
+        if (d->desc) {
+            CHECK(d->desc->abi_version == PSHM_TRANSPORT_ABI_VERSION);
+            CHECK(strcmp(d->desc->name, "dummy") == 0);
+            CHECK_HAS(d->desc->description, "primary");
+        }
+    }
+    pshm_registry_release(&r, NULL);
+}
+
+static void test_broken(void)
+{
+    struct pshm_registry r;
+    scan(&r, plugin_dir);
+    expect_rejected(&r, "broken");
+    struct pshm_plugin *p = get(&r, "broken");
+    if (p) {
+        /* the dlerror() text: file and missing symbol */
+        CHECK_HAS(p->why, "cannot load");
+        CHECK_HAS(p->why, "transport-broken.so");
+        CHECK_HAS(p->why, "undefined symbol");
+        CHECK_HAS(p->why, "pshm_fake_missing_symbol");
+    }
+    pshm_registry_release(&r, NULL);
+}
+
+static void test_badabi(void)
+{
+    struct pshm_registry r;
+    scan(&r, plugin_dir);
+    expect_rejected(&r, "badabi");
+    struct pshm_plugin *p = get(&r, "badabi");
+    if (p) {
+        char mine[64];
+        snprintf(mine, sizeof mine, "ABI %u", PSHM_TRANSPORT_ABI_VERSION);
+        CHECK_HAS(p->why, "ABI 999");
+        CHECK_HAS(p->why, mine);
+        CHECK_HAS(p->why, "rebuild");
+    }
+    pshm_registry_release(&r, NULL);
+}
+
+static void test_misnamed(void)
+{
+    struct pshm_registry r;
+    scan(&r, plugin_dir);
+    expect_rejected(&r, "misnamed");
+    struct pshm_plugin *p = get(&r, "misnamed");
+    if (p) {
+        CHECK_HAS(p->why, "'impostor'");
+        CHECK_HAS(p->why, "'misnamed'");
+    }
+    CHECK(get(&r, "impostor") == NULL);
+    pshm_registry_release(&r, NULL);
+}
+
+static void test_other_rejects(void)
+{
+    struct pshm_registry r;
+    scan(&r, plugin_dir);
+    expect_rejected(&r, "nosym");
+    expect_rejected(&r, "small");
+    expect_rejected(&r, "noquery");
+    struct pshm_plugin *p;
+    if ((p = get(&r, "nosym")))
+        CHECK_HAS(p->why, PSHM_TRANSPORT_SYMBOL);
+    if ((p = get(&r, "small"))) {
+        CHECK_HAS(p->why, "8 bytes");
+        char want[64];
+        snprintf(want, sizeof want, "%zu", sizeof(pshm_transport_desc));
+        CHECK_HAS(p->why, want);
+    }
+    if ((p = get(&r, "noquery")))
+        CHECK_HAS(p->why, "query");
+    pshm_registry_release(&r, NULL);
+}
+
+static void test_unusable(void)
+{
+    struct pshm_registry r;
+    scan(&r, plugin_dir);
+    struct pshm_plugin *p = get(&r, "unusable");
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(p->dl != NULL && p->desc != NULL); /* loaded fine... */
+        CHECK(!p->usable);                       /* ...but says no */
+        CHECK(p->priority < 0);
+        CHECK_HAS(p->why, "the fake hardware is absent");
+    }
+    p = get(&r, "silent");
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(!p->usable);
+        CHECK_HAS(p->why, "not usable here");
+    }
+    pshm_registry_release(&r, NULL);
+}
+
+static void test_select_preference(void)
+{
+    struct pshm_registry r;
+    char err[2048];
+    scan(&r, plugin_dir);
+    static const char *const prefs[] = {"unusable,dummy", "dummy",         "dummy,unusable",
+                                        "nope,dummy",     "badabi,dummy",  "broken,misnamed,dummy",
+                                        "dummy,dummy",    ",,unusable,,dummy,"};
+    for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++) {
+        strcpy(err, "untouched");
+        struct pshm_plugin *p = pshm_registry_select(&r, prefs[i], err, sizeof err);
+        CHECKF(p && strcmp(p->name, "dummy") == 0, "pref '%s' chose %s (%s)", prefs[i],
+               p ? p->name : "nothing", p ? "" : err);
+    }
+    pshm_registry_release(&r, NULL);
+}
+
+static void test_select_failures(void)
+{
+    struct pshm_registry r;
+    char err[2048];
+    scan(&r, plugin_dir);
+
+    strcpy(err, "untouched");
+    CHECK(pshm_registry_select(&r, "nope", err, sizeof err) == NULL);
+    CHECK_HAS(err, "SHMEM_TRANSPORT='nope'");
+    CHECK_HAS(err, "nope: not installed");
+    CHECK_HAS(err, "installed: ");
+    static const char *const names[] = {"badabi", "broken",  "dummy",  "misnamed", "noquery",
+                                        "nosym",  "silent",  "small",  "unusable"};
+    const char *inst = strstr(err, "installed: ");
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        CHECK_HAS(inst, names[i]);
+    CHECK_HAS(inst, "unusable (unusable)");
+    CHECK(!has(inst, "dummy (unusable)"));
+    CHECK(strchr(err, '\n') == NULL);
+
+    /* Each named transport's reason is given. */
+    CHECK(pshm_registry_select(&r, "unusable,broken,badabi,misnamed", err, sizeof err) == NULL);
+    CHECK_HAS(err, "SHMEM_TRANSPORT='unusable,broken,badabi,misnamed'");
+    CHECK_HAS(err, "unusable: unusable: the fake hardware is absent");
+    CHECK_HAS(err, "broken: cannot load");
+    CHECK_HAS(err, "undefined symbol");
+    CHECK_HAS(err, "badabi: built for transport ABI 999");
+    CHECK_HAS(err, "misnamed: descriptor names itself 'impostor'");
+
+    /* A small buffer is truncated, not overrun. */
+    char small[16];
+    memset(small, 'x', sizeof small);
+    CHECK(pshm_registry_select(&r, "nope", small, 10) == NULL);
+    CHECK(memchr(small, '\0', 10) != NULL);
+    CHECK(small[10] == 'x');
+    pshm_registry_release(&r, NULL);
+}
+
+static void test_select_priority(void)
+{
+    struct pshm_registry r;
+    char err[2048];
+    /* Only dummy (5) is usable here. */
+    scan(&r, plugin_dir);
+    struct pshm_plugin *p = pshm_registry_select(&r, NULL, err, sizeof err);
+    CHECKF(p && strcmp(p->name, "dummy") == 0, "chose %s", p ? p->name : err);
+    pshm_registry_release(&r, NULL);
+
+    /* dummy (5, first folder) shadows dummy (50); high (7) wins. */
+    char *path = join(plugin_dir, shadow_dir);
+    scan(&r, path);
+    p = pshm_registry_select(&r, NULL, err, sizeof err);
+    CHECKF(p && strcmp(p->name, "high") == 0 && p->priority == 7, "chose %s",
+           p ? p->name : err);
+    pshm_registry_release(&r, NULL);
+    free(path);
+
+    /* Reversed: dummy (50, shadow) wins over high (7). */
+    path = join(shadow_dir, plugin_dir);
+    scan(&r, path);
+    p = pshm_registry_select(&r, NULL, err, sizeof err);
+    CHECKF(p && strcmp(p->name, "dummy") == 0 && p->priority == 50, "chose %s prio %d",
+           p ? p->name : err, p ? p->priority : -99);
+    /* An explicit preference beats priority. */
+    p = pshm_registry_select(&r, "high", err, sizeof err);
+    CHECK(p && strcmp(p->name, "high") == 0);
+    pshm_registry_release(&r, NULL);
+    free(path);
+}
+
+static void test_shadowing(void)
+{
+    struct pshm_registry r;
+    char *path = join(plugin_dir, shadow_dir);
+    scan(&r, path);
+    CHECK(count(&r, "dummy") == 1);
+    CHECK(count(&r, "high") == 1);
+    struct pshm_plugin *p = get(&r, "dummy");
+    if (p) {
+        char want[4096];
+        snprintf(want, sizeof want, "%s/transport-dummy.so", plugin_dir);
+        CHECKF(strcmp(p->path, want) == 0, "dummy from %s", p->path);
+        CHECK(p->priority == 5);
+        CHECK(p->desc && has(p->desc->description, "primary"));
+    }
+    char want_dirs[8192];
+    snprintf(want_dirs, sizeof want_dirs, "%s:%s", plugin_dir, shadow_dir);
+    CHECK(strncmp(pshm_registry_dirs(), want_dirs, strlen(want_dirs)) == 0);
+    pshm_registry_release(&r, NULL);
+    free(path);
+
+    path = join(shadow_dir, plugin_dir);
+    scan(&r, path);
+    CHECK(count(&r, "dummy") == 1);
+    p = get(&r, "dummy");
+    if (p) {
+        CHECK_HAS(p->path, shadow_dir);
+        CHECK(p->priority == 50);
+        CHECK(p->desc && has(p->desc->description, "shadow"));
+    }
+    pshm_registry_release(&r, NULL);
+    free(path);
+}
+
+static void test_odd_paths(void)
+{
+    struct pshm_registry r;
+    char err[2048];
+    /* Missing folders and empty elements are skipped. */
+    size_t n = strlen(plugin_dir) + 64;
+    char *path = malloc(n);
+    snprintf(path, n, "::/nonexistent/plugshmem-test::%s:", plugin_dir);
+    scan(&r, path);
+    CHECK(get(&r, "dummy") != NULL && get(&r, "dummy")->usable);
+    pshm_registry_release(&r, NULL);
+    free(path);
+
+    /* Nothing found: the message says so and where it looked. */
+    scan(&r, "/nonexistent/plugshmem-test");
+    CHECK(r.n == 0);
+    CHECK(pshm_registry_select(&r, NULL, err, sizeof err) == NULL);
+    CHECK_HAS(err, "no usable transport");
+    CHECK_HAS(err, "none (searched /nonexistent/plugshmem-test");
+    CHECK(pshm_registry_select(&r, "shm", err, sizeof err) == NULL);
+    CHECK_HAS(err, "SHMEM_TRANSPORT='shm'");
+    CHECK_HAS(err, "shm: not installed");
+    CHECK_HAS(err, "/nonexistent/plugshmem-test");
+    pshm_registry_release(&r, NULL);
+
+    /* No usable one at all, although some are installed. */
+    n = strlen(plugin_dir) + 64;
+    path = malloc(n);
+    snprintf(path, n, "%s", plugin_dir);
+    scan(&r, path);
+    struct pshm_plugin *d = get(&r, "dummy");
+    if (d)
+        d->usable = 0; /* pretend dummy said no */
+    CHECK(pshm_registry_select(&r, NULL, err, sizeof err) == NULL);
+    CHECK_HAS(err, "no usable transport; installed: ");
+    CHECK_HAS(err, "dummy (unusable)");
+    pshm_registry_release(&r, NULL);
+    free(path);
+}
+
+static void test_release_keep(void)
+{
+    struct pshm_registry r;
+    char err[2048];
+    scan(&r, plugin_dir);
+    struct pshm_plugin *p = pshm_registry_select(&r, "dummy", err, sizeof err);
+    CHECK(p != NULL);
+    if (!p) {
+        pshm_registry_release(&r, NULL);
+        return;
+    }
+    struct pshm_plugin kept = *p;
+    pshm_registry_release(&r, p);
+    /* The kept plugin stays loaded and owned by the caller. */
+    CHECK(kept.dl != NULL && kept.desc != NULL);
+    CHECK(strcmp(kept.name, "dummy") == 0);
+    char why[64] = "";
+    if (kept.desc)
+        CHECK(kept.desc->query(&svc, why, sizeof why) == 5);
+    void *again = dlopen(kept.path, RTLD_NOW | RTLD_NOLOAD);
+    CHECK(again != NULL);
+    if (again)
+        dlclose(again);
+    dlclose(kept.dl);
+    free(kept.name);
+    free(kept.path);
+    /* Rejected plugins were unloaded. */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/transport-badabi.so", plugin_dir);
+    void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    CHECK(h == NULL);
+    if (h)
+        dlclose(h);
+}
+
+static void test_rescan(void)
+{
+    /* Scanning twice gives the same answer (nothing cached between). */
+    for (int k = 0; k < 3; k++) {
+        struct pshm_registry r;
+        char *path = join(shadow_dir, plugin_dir);
+        scan(&r, path);
+        CHECK(r.n == 10);
+        CHECK(count(&r, "dummy") == 1);
+        pshm_registry_release(&r, NULL);
+        free(path);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s PLUGIN_DIR SHADOW_DIR\n", argv[0]);
+        return 2;
+    }
+    plugin_dir = argv[1];
+    shadow_dir = argv[2];
+    svc.abi_version = PSHM_TRANSPORT_ABI_VERSION;
+    svc.my_pe = 0;
+    svc.n_pes = 1;
+    svc.n_local = 1;
+    svc.local_of = local_of_one;
+
+    static const struct unit_test tests[] = {
+        {"scan_finds_all", test_scan_finds_all},
+        {"good_plugin", test_good_plugin},
+        {"broken", test_broken},
+        {"badabi", test_badabi},
+        {"misnamed", test_misnamed},
+        {"other_rejects", test_other_rejects},
+        {"unusable", test_unusable},
+        {"select_preference", test_select_preference},
+        {"select_failures", test_select_failures},
+        {"select_priority", test_select_priority},
+        {"shadowing", test_shadowing},
+        {"odd_paths", test_odd_paths},
+        {"release_keep", test_release_keep},
+        {"rescan", test_rescan},
+    };
+    return RUN_TESTS(tests);
+}

@@ -26,7 +26,8 @@ static const struct var vars[] = {
     {"SHMEM_BYPASS", "1", "on-node PEs by load/store into mapped memory (0: all traffic via the transport)"},
     {"SHMEM_GLOBALS", "map",
      "global/static data: map (shared mapping, load/store on-node) or cma (process_vm_readv/writev)"},
-    {"SHMEM_WAIT_SPINS", "256", "polls before a waiting PE yields its CPU"},
+    {"SHMEM_WAIT_SPINS", "auto",
+     "polls before a waiting PE yields its CPU (auto: spin while PEs <= cores, else yield soon)"},
     {"SHMEM_DEBUG", "0", "check every call's arguments and explain failures"},
     {"SHMEM_INFO", "0", "print this information on PE 0 at shmem_init"},
     {"SHMEM_VERSION", "0", "print the library version on PE 0 at shmem_init"},
@@ -181,14 +182,14 @@ int pshm_config_load(char *err, size_t errlen)
         load_bool("SHMEM_VERSION", 0, &c.version, err, errlen) ||
         load_bool("SHMEM_BYPASS", 1, &c.bypass, err, errlen))
         return -1;
-    c.wait_spins = 256;
-    if ((s = getenv("SHMEM_WAIT_SPINS")) && *s) {
+    c.wait_spins = PSHM_WAIT_SPINS_AUTO;
+    if ((s = getenv("SHMEM_WAIT_SPINS")) && *s && strcmp(s, "auto")) {
         char *end;
         errno = 0;
         unsigned long v = strtoul(s, &end, 10);
         if (errno || *end || *s == '-' || v > 1000000000ul) {
             snprintf(err, errlen,
-                     "SHMEM_WAIT_SPINS='%s' is not a count; use an integer from 0 to 1000000000", s);
+                     "SHMEM_WAIT_SPINS='%s' is not a count; use auto or an integer from 0 to 1000000000", s);
             return -1;
         }
         c.wait_spins = (unsigned)v;
@@ -203,6 +204,6 @@ void pshm_config_print(FILE *f)
 {
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
         const char *v = getenv(vars[i].name);
-        fprintf(f, "  %-22s %-26s %s\n", vars[i].name, v ? v : vars[i].def, vars[i].help);
+        fprintf(f, "  %-26s %-26s %s\n", vars[i].name, v ? v : vars[i].def, vars[i].help);
     }
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #define PSHM_DEFAULT_HEAP_SIZE ((size_t)256 << 20) /* the one place the default lives */
+#define PSHM_WAIT_SPINS_AUTO (~0u) /* decided at init from PEs per core */
 #define PSHM_MAX_HEAP_SIZE ((size_t)64 << 40)     /* keeps size arithmetic far from overflow */
 
 struct pshm_config {

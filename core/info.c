@@ -24,7 +24,12 @@ static void info_error(const char *fmt, ...)
 PSHM_API void pshmemx_info_print(FILE *out)
 {
     char err[1024];
+    /* Parse the environment afresh without disturbing a running job's
+     * settings (some are resolved at init, e.g. SHMEM_WAIT_SPINS=auto). */
+    struct pshm_config running = pshm_cfg;
     int cfg_ok = pshm_config_load(err, sizeof err) == 0;
+    if (pshm_is_initialized())
+        pshm_cfg = running;
 
     fprintf(out, "PlugSHMEM %s, implementing OpenSHMEM %d.%d\n", PLUGSHMEM_VERSION_STRING,
             SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);

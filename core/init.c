@@ -120,7 +120,10 @@ static int select_transport(int fatal)
     struct pshm_registry reg;
     char err[2048];
     pshm_registry_scan(&reg, pshm_cfg.transport_path);
-    pshm_registry_query(&reg, &svc);
+    if (pshm_cfg.transport)
+        pshm_registry_query_list(&reg, &svc, pshm_cfg.transport);
+    else
+        pshm_registry_query(&reg, &svc);
     struct pshm_plugin *p = pshm_registry_select(&reg, pshm_cfg.transport, err, sizeof err);
     if (!p) {
         pshm_registry_release(&reg, NULL);
@@ -169,7 +172,16 @@ static int init(int requested, int *provided, int fatal)
     pshm_g.my_pe = pshm_boot.rank;
     pshm_g.n_pes = pshm_boot.size;
     pshm_g.debug = pshm_cfg.debug;
+    if (pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO) {
+        /* With a core per PE, the PE waited for is running: spin.  With
+         * more PEs than cores it may need our core: yield soon. */
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        pshm_cfg.wait_spins = pshm_boot.n_local <= cores ? 1u << 14 : 64;
+    }
     build_services();
+    svc.thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
+                       : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
+                                                           : requested;
     if (select_transport(fatal)) {
         pshm_boot.fini();
         boot_up = 0;

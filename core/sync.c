@@ -40,23 +40,9 @@ void pshm_flag_put(uint64_t *addr, uint64_t value, int pe)
     pshm_g.tp->put(NULL, pe, s, off, &value, sizeof value);
 }
 
-/* Dissemination barrier over monotonically increasing epochs: a flag is
- * never reset, so a PE already in the next barrier cannot be confused
- * with one still in this one. */
-void pshm_barrier_world(void)
-{
-    static uint64_t epoch;
-    uint64_t e = ++epoch;
-    uint64_t *flags = pshm_internal()->barrier_flags;
-    int n = pshm_g.n_pes, me = pshm_g.my_pe;
-    for (int k = 0, d = 1; d < n; k++, d <<= 1) {
-        pshm_flag_put(&flags[k], e, (me + d) % n);
-        unsigned spins = 0;
-        while (__atomic_load_n(&flags[k], __ATOMIC_ACQUIRE) < e)
-            pshm_wait_step(&spins);
-    }
-}
-
+/* The world barrier and barrier_all/sync_all run the collectives table's
+ * barrier (collectives/coll_api.c); barrier_all completes this PE's
+ * communication first. */
 PSHM_API void pshmem_barrier_all(void)
 {
     pshm_quiet(&pshm_ctx_default);
@@ -64,7 +50,10 @@ PSHM_API void pshmem_barrier_all(void)
 }
 #pragma weak shmem_barrier_all = pshmem_barrier_all
 
-PSHM_API void pshmem_sync_all(void) { pshm_barrier_world(); }
+PSHM_API void pshmem_sync_all(void)
+{
+    pshm_barrier_world();
+}
 #pragma weak shmem_sync_all = pshmem_sync_all
 
 PSHM_API void pshmem_quiet(void) { pshm_quiet(&pshm_ctx_default); }

@@ -83,6 +83,11 @@ typedef struct pshm_core_services {
     void (*error)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
     /* Whether SHMEM_DEBUG is on. */
     int debug;
+    /* Appended: the thread level the program asked for at initialization
+     * (SHMEM_THREAD_SINGLE .. SHMEM_THREAD_MULTIPLE, the values of shmem.h),
+     * so that a plugin locks its shared state only when threads may share
+     * it.  0 (SINGLE) in query() and shmem_info. */
+    int thread_level;
 } pshm_core_services;
 
 /* A transport context; NULL is the default context. */

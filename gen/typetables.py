@@ -50,3 +50,26 @@ def is_float(t):
 def is_signed(t):
     return t[0] in ("char", "schar", "short", "int", "long", "longlong", "int8", "int16",
                     "int32", "int64", "ptrdiff")
+
+
+# ---- reductions and scans (spec "teamreducetypes"; 1.6 errata applied) ----
+# The complex types exist for SUM/PROD and the scans only.
+COMPLEX = [("complexd", "double _Complex", 16), ("complexf", "float _Complex", 8)]
+REDUCE_BIT = pick("uchar", "ushort", "uint", "ulong", "ulonglong", "int8", "int16", "int32",
+                  "int64", "uint8", "uint16", "uint32", "uint64", "size")
+REDUCE_MINMAX = pick("char", "schar", "short", "int", "long", "longlong", "ptrdiff") + REDUCE_BIT + \
+    pick("float", "double", "longdouble")
+REDUCE_SUM = REDUCE_MINMAX + COMPLEX
+# Team reductions: op -> types.
+REDUCE_OPS = [("and", REDUCE_BIT), ("or", REDUCE_BIT), ("xor", REDUCE_BIT),
+              ("max", REDUCE_MINMAX), ("min", REDUCE_MINMAX),
+              ("sum", REDUCE_SUM), ("prod", REDUCE_SUM)]
+SCAN_OPS = [("sum_inscan", REDUCE_SUM), ("sum_exscan", REDUCE_SUM)]
+
+# Deprecated active-set reductions, shmem_TYPENAME_OP_to_all.
+TO_ALL_BIT = pick("short", "int", "long", "longlong")
+TO_ALL_MINMAX = TO_ALL_BIT + pick("float", "double", "longdouble")
+TO_ALL_SUM = TO_ALL_MINMAX + COMPLEX
+TO_ALL_OPS = [("and", TO_ALL_BIT), ("or", TO_ALL_BIT), ("xor", TO_ALL_BIT),
+              ("max", TO_ALL_MINMAX), ("min", TO_ALL_MINMAX),
+              ("sum", TO_ALL_SUM), ("prod", TO_ALL_SUM)]

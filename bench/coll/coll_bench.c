@@ -1,0 +1,128 @@
+/*
+ * Latency of the collectives: barrier, broadcast, sum reduction, fcollect
+ * and alltoall on the world team, by message size.  Plain OpenSHMEM 1.5
+ * calls only, so the same source builds against other implementations
+ * (e.g. Open MPI's oshcc) for comparison.  PE 0 prints one table:
+ *
+ *   coll_bench [max_bytes] [iterations]
+ *
+ * Each row is the mean over the iterations of the slowest PE's time per
+ * call (every PE times the same loop; the maximum is reported).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <shmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Implementations without teams (OpenSHMEM < 1.5, e.g. Debian's Open MPI)
+ * and -DBENCH_ACTIVESET use the world active set and pSync instead. */
+#if defined(BENCH_ACTIVESET) || (SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION < 5)
+#define ACTIVESET 1
+static long psync[SHMEM_REDUCE_SYNC_SIZE], psync2[SHMEM_REDUCE_SYNC_SIZE];
+static double dwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 1];
+static long *lwrk;
+#else
+#define ACTIVESET 0
+#endif
+
+static double t_mine, t_max;
+
+/* The slowest PE's time, in microseconds per call. */
+static double report(double t0, int iters)
+{
+    t_mine = (now() - t0) / iters * 1e6;
+#if ACTIVESET
+    shmem_barrier_all();
+    shmem_double_max_to_all(&t_max, &t_mine, 1, 0, 0, shmem_n_pes(), dwrk, psync2);
+#else
+    shmem_double_max_reduce(SHMEM_TEAM_WORLD, &t_max, &t_mine, 1);
+#endif
+    return t_max;
+}
+
+int main(int argc, char **argv)
+{
+#if ACTIVESET
+    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+        psync[i] = psync2[i] = SHMEM_SYNC_VALUE;
+#endif
+    shmem_init();
+    int me = shmem_my_pe(), np = shmem_n_pes();
+    size_t maxb = argc > 1 ? strtoul(argv[1], NULL, 0) : 65536;
+    int iters0 = argc > 2 ? atoi(argv[2]) : 2000;
+    char *src = shmem_malloc(maxb * (size_t)np);
+    char *dst = shmem_malloc(maxb * (size_t)np);
+    memset(src, 1, maxb * (size_t)np);
+#if ACTIVESET
+    lwrk = shmem_malloc(maxb / 16 + SHMEM_REDUCE_MIN_WRKDATA_SIZE * 8 + 64);
+#endif
+    shmem_barrier_all();
+
+    int iters = iters0 * 5;
+    for (int i = 0; i < iters / 10; i++)
+        shmem_barrier_all();
+    double t0 = now();
+    for (int i = 0; i < iters; i++)
+        shmem_barrier_all();
+    double bar = report(t0, iters);
+    t0 = now();
+    for (int i = 0; i < iters; i++)
+        shmem_sync_all();
+    double syn = report(t0, iters);
+    if (me == 0) {
+        printf("# %d PEs; microseconds per call, slowest PE\n", np);
+        printf("%-10s %10s %10s\n", "op", "bytes", "usec");
+        printf("%-10s %10d %10.3f\n", "barrier", 0, bar);
+        printf("%-10s %10d %10.3f\n", "sync_all", 0, syn);
+    }
+    const char *ops[] = {"bcast", "reduce", "fcollect", "alltoall"};
+    for (int o = 0; o < 4; o++) {
+        for (size_t b = 8; b <= maxb; b *= 8) {
+            iters = b >= 32768 ? iters0 / 10 + 1 : iters0;
+            if (o == 3 && b * (size_t)np > maxb * (size_t)np)
+                break;
+            for (int w = 0; w < 2; w++) { /* warm-up pass, then the timed one */
+                shmem_barrier_all();
+                t0 = now();
+                for (int i = 0; i < (w ? iters : iters / 10 + 1); i++) {
+#if ACTIVESET
+                    /* One pSync for all: a call reuses it after the previous
+                     * one completed everywhere (the reduction and the
+                     * collects end in a barrier; broadcast is in place). */
+                    switch (o) {
+                    case 0: shmem_broadcast64(src, src, b / 8, 0, 0, 0, np, psync); break;
+                    case 1: shmem_long_sum_to_all((long *)dst, (const long *)src, (int)(b / 8), 0, 0, np, lwrk, psync); break;
+                    case 2: shmem_fcollect64(dst, src, b / 8, 0, 0, np, psync); break;
+                    case 3: shmem_alltoall64(dst, src, b / 8, 0, 0, np, psync); break;
+                    }
+#else
+                    switch (o) {
+                    case 0: shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, b, 0); break;
+                    case 1:
+                        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, (long *)dst, (const long *)src, b / 8);
+                        break;
+                    case 2: shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, b); break;
+                    case 3: shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, b); break;
+                    }
+#endif
+                }
+            }
+            double t = report(t0, iters);
+            if (me == 0)
+                printf("%-10s %10zu %10.3f\n", ops[o], b, t);
+        }
+    }
+    shmem_free(dst);
+    shmem_free(src);
+    shmem_finalize();
+    return 0;
+}

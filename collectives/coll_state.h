@@ -1,0 +1,145 @@
+/*
+ * The per-team symmetric state of the native collectives, and the few
+ * primitives every algorithm is written with.
+ *
+ * A slot holds flags and scratch.  Flags carry values that only grow
+ * (instance << 20 | step), so they are never reset while the team lives,
+ * and each flag is written by exactly one sender PE (the arrays are named
+ * after the sender's position relative to the receiver): a value at least
+ * v then proves the sender's message of instance v arrived, because the
+ * sender orders its data before its flag and its flags among themselves.
+ * A slot is zeroed by its members when the team is destroyed (after a
+ * barrier, so nothing is in flight towards it), hence a new team starts
+ * from zero flags.
+ */
+#ifndef PSHM_COLL_STATE_H
+#define PSHM_COLL_STATE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "api.h"
+#include "segment.h"
+#include "team.h"
+
+#define PSHM_COLL_ROUNDS 32 /* log2 of the largest team */
+#define PSHM_TREE_RADIX_MAX 8
+#define PSHM_COLL_SLOT_SIZE (PSHM_INTERNAL_SIZE / PSHM_TEAM_SLOTS)
+
+struct pshm_coll_flags {
+    _Alignas(64) uint64_t diss[PSHM_COLL_ROUNDS]; /* from me - 2^k: dissemination barrier */
+    _Alignas(64) uint64_t bino[PSHM_COLL_ROUNDS]; /* from me - 2^k: binomial broadcast/scatter */
+    _Alignas(64) uint64_t rd[PSHM_COLL_ROUNDS];   /* from me ^ 2^k: recursive doubling */
+    _Alignas(64) uint64_t scan[PSHM_COLL_ROUNDS]; /* from me - 2^k: scan of one value */
+    uint64_t scan_val[PSHM_COLL_ROUNDS];          /* its payload */
+    _Alignas(64) uint64_t arrive[PSHM_TREE_RADIX_MAX]; /* tree barrier: from child j */
+    _Alignas(64) uint64_t release;                     /* tree barrier: from the parent */
+    _Alignas(64) uint64_t ring;                        /* from me - 1 */
+    _Alignas(64) uint64_t ring_ack;                    /* from me + 1: scratch step consumed */
+    _Alignas(64) uint64_t fold_in;                     /* from me + p (RD, n not a power of 2) */
+    _Alignas(64) uint64_t fold_out;                    /* from me - p */
+};
+
+#define PSHM_COLL_SCRATCH_SIZE (PSHM_COLL_SLOT_SIZE - sizeof(struct pshm_coll_flags))
+
+struct pshm_coll_slot {
+    struct pshm_coll_flags f;
+    _Alignas(64) unsigned char scratch[PSHM_COLL_SCRATCH_SIZE];
+};
+
+_Static_assert(sizeof(struct pshm_coll_slot) == PSHM_COLL_SLOT_SIZE, "slot size");
+_Static_assert(sizeof(struct pshm_coll_slot) * PSHM_TEAM_SLOTS <= PSHM_INTERNAL_SIZE,
+               "team slots exceed the internal area");
+
+static inline struct pshm_coll_slot *pshm_coll_slot_at(int slot)
+{
+    return (struct pshm_coll_slot *)(pshm_internal()->coll + (size_t)slot * PSHM_COLL_SLOT_SIZE);
+}
+
+/* Set when a transfer went through the transport: a flag stored by the
+ * CPU must then wait for its completion. */
+extern _Thread_local int pshm_coll_pending __attribute__((tls_model("initial-exec"))) PSHM_HIDDEN;
+extern _Thread_local const char *pshm_coll_routine __attribute__((tls_model("initial-exec"))) PSHM_HIDDEN;
+
+#define PSHM_FLAG(e, step) (((uint64_t)(e) << 20) + (uint64_t)(step))
+
+/* Copy n bytes to the symmetric dst of world PE wpe. */
+static inline void coll_put(void *dst, const void *src, size_t n, int wpe)
+{
+    if (!n)
+        return;
+    char *p = wpe == pshm_g.my_pe ? (char *)dst : pshm_mapped(dst, wpe);
+    if (p) {
+        memmove(p, src, n);
+        return;
+    }
+    pshm_put_slow(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 0);
+    pshm_coll_pending = 1;
+}
+
+/* Copy n bytes from the symmetric src of world PE wpe. */
+static inline void coll_get(void *dst, const void *src, size_t n, int wpe)
+{
+    if (!n)
+        return;
+    const char *p = wpe == pshm_g.my_pe ? (const char *)src : pshm_mapped(src, wpe);
+    if (p) {
+        memmove(dst, p, n);
+        return;
+    }
+    pshm_get_slow(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 0);
+}
+
+/* Stores v into world PE wpe's copy of the flag, after everything this PE
+ * sent before. */
+static inline void coll_signal(uint64_t *flag, uint64_t v, int wpe)
+{
+    char *p = wpe == pshm_g.my_pe ? (char *)flag : pshm_mapped(flag, wpe);
+    if (p) {
+        if (PSHM_UNLIKELY(pshm_coll_pending)) {
+            pshm_quiet(&pshm_ctx_default);
+            pshm_coll_pending = 0;
+        }
+        __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
+        return;
+    }
+    if (pshm_g.tp->fence)
+        pshm_g.tp->fence(NULL);
+    size_t off = 0;
+    int s = pshm_seg_of(flag, &off);
+    pshm_g.tp->put(NULL, wpe, s, off, &v, sizeof v);
+    pshm_coll_pending = 1;
+}
+
+/* Waits until this PE's flag reaches v. */
+static inline void coll_wait(const uint64_t *flag, uint64_t v)
+{
+    if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= v)
+        return;
+    unsigned spins = 0;
+    do
+        pshm_wait_step(&spins);
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < v);
+}
+
+/* Completes this PE's transfers (before a barrier that announces them). */
+static inline void coll_complete(void)
+{
+    if (pshm_coll_pending) {
+        pshm_quiet(&pshm_ctx_default);
+        pshm_coll_pending = 0;
+    }
+}
+
+static inline int coll_wpe(const struct pshm_team *t, int pe) { return pshm_team_world_pe(t, pe); }
+
+static inline int coll_log2_floor(int n)
+{
+    int k = 0;
+    while ((2 << k) <= n)
+        k++;
+    return k;
+}
+
+#endif

@@ -1,0 +1,149 @@
+/* fcollect, collect, alltoall(s) of the native component.  Data goes
+ * straight into the peers' dest (ready everywhere by the caller's
+ * guarantee); a block is written once per PE.
+ *   fcollect ring               n-1 steps, each forwarding the block received
+ *   fcollect recursive_doubling log2 n exchanges of a growing contiguous range
+ *                               (n a power of two; ring otherwise)
+ *   fcollect linear             every PE writes its block to every PE, then
+ *                               a barrier
+ *   collect                     a scan of the sizes gives each PE its offset,
+ *                               then linear
+ *   alltoall pairwise           step i writes to PE me + i, then a barrier
+ *   alltoall linear             every PE writes to PE 0, 1, ... in order */
+#include "coll.h"
+#include "coll_algos.h"
+#include "coll_state.h"
+#include "config.h"
+
+static int fcollect_linear(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
+{
+    int n = t->n_pes, me = t->my_pe;
+    char *d = (char *)dest + (size_t)me * nbytes;
+    for (int i = 0; i < n; i++)
+        coll_put(d, src, nbytes, coll_wpe(t, (me + i) % n));
+    coll_complete();
+    return pshm_coll.barrier(t);
+}
+
+static int fcollect_ring(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
+{
+    int n = t->n_pes, me = t->my_pe;
+    char *d = dest;
+    memmove(d + (size_t)me * nbytes, src, nbytes);
+    if (n == 1)
+        return 0;
+    uint64_t e = ++t->seq;
+    uint64_t *f = &t->sym->f.ring;
+    int next = coll_wpe(t, (me + 1) % n);
+    for (int s = 0; s < n - 1; s++) {
+        size_t b = (size_t)((me - s + n) % n) * nbytes;
+        coll_put(d + b, d + b, nbytes, next);
+        coll_signal(f, PSHM_FLAG(e, s + 1), next);
+        coll_wait(f, PSHM_FLAG(e, s + 1));
+    }
+    return 0;
+}
+
+static int fcollect_rd(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
+{
+    int n = t->n_pes, me = t->my_pe;
+    if (n & (n - 1))
+        return fcollect_ring(t, dest, src, nbytes);
+    char *d = dest;
+    memmove(d + (size_t)me * nbytes, src, nbytes);
+    uint64_t v = PSHM_FLAG(++t->seq, 0);
+    uint64_t *f = t->sym->f.rd;
+    for (int k = 0; (1 << k) < n; k++) {
+        int lo = me & ~((1 << k) - 1); /* my range: [lo, lo + 2^k) */
+        int w = coll_wpe(t, me ^ (1 << k));
+        coll_put(d + (size_t)lo * nbytes, d + (size_t)lo * nbytes, ((size_t)1 << k) * nbytes, w);
+        coll_signal(&f[k], v, w);
+        coll_wait(&f[k], v);
+    }
+    return 0;
+}
+
+int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
+{
+    switch (pshm_cfg.coll_algo[PSHM_COP_COLLECT]) {
+    case PSHM_COLLECT_RING: return fcollect_ring(t, dest, src, nbytes);
+    case PSHM_COLLECT_RECURSIVE_DOUBLING: return fcollect_rd(t, dest, src, nbytes);
+    case PSHM_COLLECT_LINEAR: return fcollect_linear(t, dest, src, nbytes);
+    default: break;
+    }
+    int n = t->n_pes;
+    if (!(n & (n - 1)) && nbytes * (size_t)n <= ((size_t)256 << 10))
+        return fcollect_rd(t, dest, src, nbytes);
+    if (t->all_mapped && n <= 8)
+        return fcollect_linear(t, dest, src, nbytes);
+    return fcollect_ring(t, dest, src, nbytes);
+}
+
+/* Inclusive prefix sum of x over the team (Hillis-Steele, log2 n rounds). */
+static uint64_t scan_u64(struct pshm_team *t, uint64_t x)
+{
+    int n = t->n_pes, me = t->my_pe;
+    uint64_t v = PSHM_FLAG(++t->seq, 0);
+    struct pshm_coll_flags *f = &t->sym->f;
+    for (int k = 0, d = 1; d < n; k++, d <<= 1) {
+        if (me + d < n) {
+            int w = coll_wpe(t, me + d);
+            coll_put(&f->scan_val[k], &x, sizeof x, w);
+            coll_signal(&f->scan[k], v, w);
+        }
+        if (me - d >= 0) {
+            coll_wait(&f->scan[k], v);
+            x += __atomic_load_n(&f->scan_val[k], __ATOMIC_RELAXED);
+        }
+    }
+    return x;
+}
+
+int pshm_native_collect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
+{
+    int n = t->n_pes, me = t->my_pe;
+    size_t off = (size_t)scan_u64(t, nbytes) - nbytes;
+    char *d = (char *)dest + off;
+    for (int i = 0; i < n; i++)
+        coll_put(d, src, nbytes, coll_wpe(t, (me + i) % n));
+    coll_complete();
+    return pshm_coll.barrier(t);
+}
+
+int pshm_native_alltoall(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
+{
+    int n = t->n_pes, me = t->my_pe;
+    int linear = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
+    for (int i = 0; i < n; i++) {
+        int pe = linear ? i : (me + i) % n;
+        coll_put((char *)dest + (size_t)me * nbytes, (const char *)src + (size_t)pe * nbytes,
+                 nbytes, coll_wpe(t, pe));
+    }
+    coll_complete();
+    return pshm_coll.barrier(t);
+}
+
+int pshm_native_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
+                          ptrdiff_t sst, size_t nelems, size_t esize)
+{
+    int n = t->n_pes, me = t->my_pe;
+    int linear = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
+    for (int i = 0; i < n; i++) {
+        int pe = linear ? i : (me + i) % n, w = coll_wpe(t, pe);
+        char *d = (char *)dest + (ptrdiff_t)((size_t)me * nelems) * dst * (ptrdiff_t)esize;
+        const char *s = (const char *)src + (ptrdiff_t)((size_t)pe * nelems) * sst * (ptrdiff_t)esize;
+        if (dst == 1 && sst == 1) {
+            coll_put(d, s, nelems * esize, w);
+            continue;
+        }
+        char *p = w == pshm_g.my_pe ? d : pshm_mapped(d, w);
+        if (p) {
+            for (size_t j = 0; j < nelems; j++)
+                memmove(p + (ptrdiff_t)j * dst * (ptrdiff_t)esize, s + (ptrdiff_t)j * sst * (ptrdiff_t)esize, esize);
+        } else if (nelems) {
+            pshm_strided(pshm_coll_routine, &pshm_ctx_default, 1, d, s, dst, sst, 1, nelems, esize, w);
+        }
+    }
+    coll_complete();
+    return pshm_coll.barrier(t);
+}

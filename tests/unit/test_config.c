@@ -218,7 +218,7 @@ static void test_load_defaults(void)
     CHECK(pshm_cfg.info == 0);
     CHECK(pshm_cfg.version == 0);
     CHECK(pshm_cfg.bypass == 1);
-    CHECK(pshm_cfg.wait_spins == 256);
+    CHECK(pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO);
     /* Empty values mean "unset" where a default exists. */
     setenv("SHMEM_TRANSPORT", "", 1);
     setenv("SHMEM_GLOBALS", "", 1);
@@ -226,7 +226,7 @@ static void test_load_defaults(void)
     CHECK(pshm_config_load(err, sizeof err) == 0);
     CHECK(pshm_cfg.transport == NULL);
     CHECK(pshm_cfg.globals && strcmp(pshm_cfg.globals, "map") == 0);
-    CHECK(pshm_cfg.wait_spins == 256);
+    CHECK(pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO);
     clear_env();
 }
 

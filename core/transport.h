@@ -109,7 +109,9 @@ typedef struct pshm_transport_ops {
     void (*get_nbi)(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len);
 
     /* AMO: *fetch receives the old value (NULL for non-fetching ops).
-     * nbi != 0 lets a fetching op complete at the next quiet. */
+     * nbi != 0 lets a fetching op complete at the next quiet; *operand and
+     * *compare are read before amo() returns in every case (the core may
+     * pass values on its stack). */
     void (*amo)(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
                 const void *compare, void *fetch, int nbi);
 

@@ -306,6 +306,13 @@ def generics():
                "wait_until_any_vector", "wait_until_some_vector", "test_all", "test_any", "test_some",
                "test_all_vector", "test_any_vector", "test_some_vector"):
         g.append(gen_generic("shmem_" + op, T.P2P + T.P2P_DEPRECATED if op == "test" else T.P2P, "%s_" + op, ctx=False))
+    # Deprecated generics over the deprecated short AMO names.
+    ints = [t for t in T.RMA if t[0] in ("int", "long", "longlong")]
+    fl = [t for t in T.RMA if t[0] in ("float", "double")] + ints
+    for op, tab, cst in (("add", ints, False), ("cswap", ints, False), ("fadd", ints, False),
+                         ("finc", ints, False), ("inc", ints, False), ("swap", fl, False),
+                         ("fetch", fl, True), ("set", fl, False)):
+        g.append(gen_generic("shmem_" + op, tab, "%s_" + op, ctx=False, const_too=cst))
     # shmem_wait_until is also the deprecated long C function: the macro
     # keeps calls type-generic while the symbol stays exported.
     g.append(gen_generic("shmem_wait_until", T.P2P + T.P2P_DEPRECATED, "%s_wait_until", ctx=False))

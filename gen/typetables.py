@@ -39,8 +39,24 @@ GENERIC_BASE = {"float", "double", "longdouble", "char", "schar", "short", "int"
                 "longlong", "uchar", "ushort", "uint", "ulong", "ulonglong"}
 
 
+# What each exact-width or library typedef is on LP64 (x86-64 Linux).
+LP64_CANONICAL = {"int8": "schar", "int16": "short", "int32": "int", "int64": "long",
+                  "uint8": "uchar", "uint16": "ushort", "uint32": "uint", "uint64": "ulong",
+                  "size": "ulong", "ptrdiff": "long"}
+
+
 def generic(table):
-    return [t for t in table if t[0] in GENERIC_BASE]
+    """The entries of a table that _Generic can tell apart, as (TYPENAME,
+    C type, size) with the C type made canonical: a table without "int" but
+    with "int32" still answers for int32_t (which is int)."""
+    out, seen = [], set()
+    for tn, ty, sz in sorted(table, key=lambda t: t[0] not in GENERIC_BASE):
+        canon = LP64_CANONICAL.get(tn, tn)
+        if canon in seen:
+            continue
+        seen.add(canon)
+        out.append((tn, _by_name[canon][1], sz))
+    return out
 
 
 def is_float(t):

@@ -1,11 +1,15 @@
 /* Communication contexts.  A context owns a transport context (its own
  * network resources, so a private context needs no lock) and, for a team
  * context, the team's PE numbering. */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "api.h"
 #include "error.h"
 #include "team.h"
+
+static struct pshm_ctx *all_ctx;
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int create(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
@@ -23,6 +27,10 @@ static int create(shmem_team_t team, long options, shmem_ctx_t *ctx)
     c->team = team;
     c->pe_world = team->world;
     c->options = options;
+    pthread_mutex_lock(&all_lock);
+    c->next = all_ctx;
+    all_ctx = c;
+    pthread_mutex_unlock(&all_lock);
     *ctx = c;
     return 0;
 }
@@ -48,9 +56,31 @@ PSHM_API void pshmem_ctx_destroy(shmem_ctx_t ctx)
         return;
     }
     pshm_quiet(ctx);
+    pthread_mutex_lock(&all_lock);
+    for (struct pshm_ctx **p = &all_ctx; *p; p = &(*p)->next)
+        if (*p == ctx) {
+            *p = ctx->next;
+            break;
+        }
+    pthread_mutex_unlock(&all_lock);
     if (pshm_g.tp->ctx_destroy)
         pshm_g.tp->ctx_destroy(ctx->t);
     free(ctx);
+}
+
+void pshm_ctx_destroy_team(struct pshm_team *team)
+{
+    for (;;) {
+        struct pshm_ctx *victim = NULL;
+        pthread_mutex_lock(&all_lock);
+        for (struct pshm_ctx *c = all_ctx; c && !victim; c = c->next)
+            if (c->team == team && !(c->options & SHMEM_CTX_PRIVATE))
+                victim = c;
+        pthread_mutex_unlock(&all_lock);
+        if (!victim)
+            return;
+        pshmem_ctx_destroy(victim);
+    }
 }
 #pragma weak shmem_ctx_destroy = pshmem_ctx_destroy
 

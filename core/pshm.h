@@ -30,7 +30,11 @@ struct pshm_ctx {
     const int *pe_world; /* team PE -> world PE, NULL for world-team contexts */
     struct pshm_team *team;
     long options;
+    struct pshm_ctx *next; /* every created context, for shmem_team_destroy */
 };
+
+/* Destroys the shareable (not SHMEM_CTX_PRIVATE) contexts of a team. */
+void pshm_ctx_destroy_team(struct pshm_team *team) PSHM_HIDDEN;
 
 /* The hot fields come first so that put/get/AMO touch one cache line.
  * The fast paths test the *_fast_len fields, which are 0 under SHMEM_DEBUG:

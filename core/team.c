@@ -290,6 +290,9 @@ PSHM_API void pshmem_team_destroy(shmem_team_t team)
 {
     if (!team || team->predefined)
         return;
+    /* The specification destroys the team's shareable contexts with it;
+     * private ones are the user's to destroy first. */
+    pshm_ctx_destroy_team(team);
     if (team->my_pe >= 0) {
         /* Nothing may still be on its way to this slot when it is zeroed:
          * every member completes its transfers, then all meet. */

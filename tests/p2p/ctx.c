@@ -87,7 +87,7 @@ int main(void)
     shmem_ctx_pe_quiet(ctx[0], NULL, 0);
 
     long *hdata = shmem_calloc((size_t)npes * NW, sizeof(long));
-    long *hcnt = shmem_calloc(4, sizeof(long));
+    long *hcnt = shmem_calloc(5, sizeof(long));
     long *src = malloc(sizeof(long) * NW * 8);
     T_CHECK(hdata && hcnt && src, "allocation failed");
 
@@ -231,6 +231,35 @@ int main(void)
                         "destroy of context %d did not complete its nbi put: word %d", i, j);
         }
         T_CHECK(hcnt[3] == (1L << NCTX) - 1, "destroy did not complete AMOs: %#lx", hcnt[3]);
+    }
+    /* A team's shareable contexts die with the team (the library destroys
+     * them, completing their operations); a private one is ours to destroy
+     * first.  Team-relative PE numbers: the team is every PE in reverse. */
+    {
+        shmem_team_t rev;
+        int n = shmem_n_pes(), me = shmem_my_pe();
+        T_CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, n > 1 ? -1 : 1, n, NULL, 0,
+                                         &rev) == 0,
+                "reversed split failed");
+        shmem_ctx_t shared_ctx, private_ctx;
+        T_CHECK(shmem_team_create_ctx(rev, 0, &shared_ctx) == 0, "team ctx failed");
+        T_CHECK(shmem_team_create_ctx(rev, SHMEM_CTX_PRIVATE, &private_ctx) == 0,
+                "private team ctx failed");
+        shmem_team_t got;
+        T_CHECK(shmem_ctx_get_team(shared_ctx, &got) == 0 && got == rev, "ctx_get_team of team ctx");
+        /* Team PE 0 is world PE n-1: each PE puts its number there. */
+        long mine = me;
+        shmem_ctx_long_put_nbi(shared_ctx, &gdata[0][me], &mine, 1, 0);
+        shmem_ctx_long_atomic_add(private_ctx, &hcnt[4], 1, shmem_team_n_pes(rev) - 1);
+        shmem_ctx_destroy(private_ctx);
+        shmem_team_destroy(rev); /* also destroys shared_ctx, completing its put */
+        shmem_barrier_all();
+        if (me == n - 1)
+            for (int p = 0; p < n; p++)
+                T_CHECK(gdata[0][p] == p, "team ctx put from PE %d landed wrong: %ld", p,
+                        gdata[0][p]);
+        if (me == 0)
+            T_CHECK(hcnt[4] == n, "team-relative AMO count %ld, expected %d", hcnt[4], n);
     }
     free(dsrc);
     free(src);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,14 +31,18 @@ void dbg(const char *fmt, ...)
 
 /* Every exit after the temp dir exists comes through here.
  *
- * PMIx 4.2.2 is fragile after PEs die inside a collective (a fence they
- * never completed): PMIx_server_finalize may then crash. So PMIx is shut
- * down properly only after a clean run; after a job was ended early (or a
- * failed launch) oshrun cleans up its own resources and leaves with
- * _exit(), without running PMIx's teardown under its progress thread. */
+ * PMIx is shut down properly only after a clean run. Once oshrun has ended
+ * a job early (or a launch failed) its PMIx progress thread has been
+ * halted before any PE was signalled (see server_halt()): oshrun then
+ * never calls into PMIx again (PMIx 4.2.2's teardown is not safe after PEs
+ * died inside a collective), cleans up its own resources and leaves with
+ * _exit(). */
 _Noreturn void job_finish(struct job *job, int status)
 {
+    int fault;
+
     if (job->nlive > 0) {              /* launch failed part-way */
+        server_halt(job);
         kill_all(job, SIGKILL);
         for (int i = 0; i < job->npes; i++)
             if (job->pes[i].alive)
@@ -45,15 +50,75 @@ _Noreturn void job_finish(struct job *job, int status)
         job->nlive = 0;
         job->ended_early = true;
     }
-    if (!job->ended_early)
+    if (job->ended_early)
+        server_halt(job);
+    else
         server_stop(job);
     tmpdir_remove(job->tmpdir);
     shm_sweep(job->tag);
+    fault = atomic_load(&job->server_fault);
+    if (fault != 0 && !job->ended_early)
+        fprintf(stderr, "oshrun: the PMIx server failed at the end of the "
+                "job (signal %d, %s)\n", fault, strsignal(fault));
+    else if (fault != 0)      /* the job's status was decided before */
+        dbg("a PMIx thread died of signal %d", fault);
     if (job->server_up) {
         fflush(NULL);
         _exit(status);
     }
     exit(status);
+}
+
+/* ---- the fault guard ----------------------------------------------------
+ *
+ * A fault in one of PMIx's threads (its progress thread, its listener) must
+ * not take oshrun down with it: oshrun still has PEs to end and reap, a
+ * temp dir to remove and the job's exit status to give. The guard records
+ * the signal, wakes the main loop and ends that thread alone with the raw
+ * exit system call (the process goes on, and joining that thread still
+ * returns). The main loop then takes the PMIx server as gone: it ends the
+ * job if it was still running (monitor.c), and oshrun never waits for PMIx
+ * again. A fault in oshrun's own thread, in a child before its exec, or
+ * such a signal sent from outside keeps its default action (a core dump). */
+static pid_t main_pid, main_tid;
+
+static void fault_guard(int sig, siginfo_t *si, void *uctx)
+{
+    struct sigaction dfl = { .sa_handler = SIG_DFL };
+    /* A fault of the CPU, or abort() in this process. */
+    bool own = si->si_code > 0 ||
+               (si->si_code == SI_TKILL && si->si_pid == main_pid);
+
+    (void)uctx;
+    if (own && getpid() == main_pid && gettid() != main_tid &&
+        g_job != NULL) {
+        int none = 0;
+
+        atomic_compare_exchange_strong(&g_job->server_fault, &none, sig);
+        note_wake();
+        for (;;)
+            syscall(SYS_exit, 0);      /* this thread only */
+    }
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);                        /* delivered when the handler returns */
+}
+
+/* Once PMIx_server_init has returned: a fault in a PMIx thread while
+ * PMIx_server_init itself waits for that thread would leave oshrun hanging
+ * there, so faults before keep their default action. Exec restores the
+ * default actions in the PEs. */
+void fault_guard_install(void)
+{
+    static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+    struct sigaction sa = { .sa_sigaction = fault_guard,
+                            .sa_flags = SA_SIGINFO };
+
+    main_pid = getpid();
+    main_tid = gettid();
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
 }
 
 /* The PMIx server holds a socket per PE: make room for big jobs. */
@@ -144,8 +209,10 @@ int main(int argc, char **argv)
     }
     dbg("job %s, %d PEs, tmpdir %s", job->nspace, job->npes, job->tmpdir);
 
-    if (server_start(job) == 0)
+    if (server_start(job) == 0) {
         server_quiet_libevent();
+        fault_guard_install();
+    }
     if (!job->server_up || server_register_job(job) != 0 ||
         launch_all(job) != 0) {
         job->ended_early = true;

@@ -1,6 +1,7 @@
 /* oshrun: the main loop. It sleeps in poll() on a signalfd (SIGCHLD and the
- * termination signals) and on the self-pipe the PMIx upcalls write to, reaps
- * the PEs, judges each exit and, once the job must end, signals the rest. */
+ * termination signals) and on the self-pipe the PMIx upcalls (and the fault
+ * guard) write to, reaps the PEs, judges each exit and, once the job must
+ * end, halts the PMIx server and signals the rest. */
 #include "oshrun.h"
 
 #include <errno.h>
@@ -114,6 +115,7 @@ int monitor_run(struct job *job)
 
     if (ev == NULL) {
         fprintf(stderr, "oshrun: out of memory\n");
+        server_halt(job);
         kill_all(job, SIGKILL);
         ending = killed = true;
         result = OSHRUN_EXIT_FAILURE;
@@ -123,7 +125,7 @@ int monitor_run(struct job *job)
             { .fd = job->sig_fd, .events = POLLIN },
             { .fd = job->note_rd, .events = POLLIN },
         };
-        int timeout = -1, sig, nev = 0;
+        int timeout = -1, sig, nev = 0, fault;
 
         if (ending && !killed) {
             long left = deadline - now_ms();
@@ -131,6 +133,7 @@ int monitor_run(struct job *job)
         }
         if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
             fprintf(stderr, "oshrun: poll: %s\n", strerror(errno));
+            server_halt(job);
             if (!killed)
                 kill_all(job, SIGKILL);
             ending = killed = true;
@@ -145,6 +148,7 @@ int monitor_run(struct job *job)
         if (ev != NULL)
             nev = reap(job, ev);
 
+        fault = atomic_load(&job->server_fault);
         if (!ending) {
             int grace = GRACE_FAILURE_MS, fwd = SIGTERM;
 
@@ -170,10 +174,22 @@ int monitor_run(struct job *job)
                 grace = GRACE_SIGNAL_MS;
                 ending = true;
             }
-            if (ending && job->nlive > 0) {
-                dbg("ending the job: signal %d to %d PEs", fwd, job->nlive);
-                kill_all(job, fwd);
-                deadline = now_ms() + grace;
+            if (!ending && fault != 0) {
+                /* The PEs' PMIx calls would wait for it forever. */
+                fprintf(stderr, "oshrun: the PMIx server failed (signal %d, "
+                        "%s); ending the job\n", fault, strsignal(fault));
+                result = OSHRUN_EXIT_FAILURE;
+                ending = true;
+            }
+            if (ending) {
+                /* Before any PE dies of it: see server_halt(). */
+                server_halt(job);
+                if (job->nlive > 0) {
+                    dbg("ending the job: signal %d to %d PEs", fwd,
+                        job->nlive);
+                    kill_all(job, fwd);
+                    deadline = now_ms() + grace;
+                }
             }
         } else if (!killed && now_ms() >= deadline) {
             /* grace period over (further signals just wait for it) */

@@ -5,10 +5,12 @@
  *   options.c  command line, --help, --version
  *   program.c  finding the program to run (PATH search, like execvp)
  *   env.c      job tag, PE environment, private temp dir, /dev/shm sweep
- *   server.c   embedded PMIx server: init, nspace/client registration, upcalls
+ *   server.c   embedded PMIx server: init, nspace/client registration,
+ *              upcalls, halting its progress thread before PEs are killed
  *   launch.c   fork/exec of the PEs into the job's process group
  *   monitor.c  main loop: signals, upcall notifications, exits, teardown
- *   main.c     ties it together; every exit path goes through job_finish()
+ *   main.c     ties it together; every exit path goes through job_finish();
+ *              the guard against faults in PMIx's threads
  */
 #ifndef OSHRUN_H
 #define OSHRUN_H
@@ -62,7 +64,11 @@ struct job {
     char nspace[64];                 /* PMIx namespace of the job */
     char *tmpdir;                    /* private temp dir, removed at exit */
     bool server_up;                  /* PMIx_server_init succeeded */
+    bool server_halted;              /* server_halt() done: no PMIx calls */
     bool ended_early;                /* PEs were killed: skip PMIx teardown */
+    /* Signal that killed one of PMIx's threads (0: none); set by the fault
+     * guard in that thread, which then ends only itself. */
+    atomic_int server_fault;
 
     char *path;                      /* resolved program path */
     char **argv;                     /* PROGRAM ARGS... */
@@ -106,6 +112,7 @@ int server_start(struct job *job);
 int server_register_job(struct job *job);
 int server_setup_fork(struct job *job, int rank, char ***env);
 void server_stop(struct job *job);
+void server_halt(struct job *job);
 void server_quiet_libevent(void);
 void note_wake(void);                        /* async: wake the main loop */
 
@@ -118,6 +125,7 @@ int monitor_run(struct job *job);
 
 /* main.c */
 _Noreturn void job_finish(struct job *job, int status);
+void fault_guard_install(void);
 void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

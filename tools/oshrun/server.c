@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ---- waiting for PMIx's asynchronous op callbacks ---------------------- */
@@ -52,13 +53,29 @@ static void waiter_account(struct waiter *w, pmix_status_t rc)
         waiter_done(rc == PMIX_OPERATION_SUCCEEDED ? PMIX_SUCCESS : rc, w);
 }
 
+/* The callbacks come from PMIx's progress thread: should that thread die
+ * (see the fault guard in main.c), they never come, so the wait also ends
+ * on a fault, with PMIX_ERR_UNREACH. */
 static pmix_status_t waiter_wait(struct waiter *w)
 {
     pmix_status_t st;
 
     pthread_mutex_lock(&w->lock);
-    while (w->pending > 0)
-        pthread_cond_wait(&w->cond, &w->lock);
+    while (w->pending > 0) {
+        struct timespec ts;
+
+        if (atomic_load(&g_job->server_fault) != 0) {
+            pthread_mutex_unlock(&w->lock);
+            return PMIX_ERR_UNREACH;    /* w stays set up: never reused */
+        }
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100 * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+    }
     st = w->status;
     pthread_mutex_unlock(&w->lock);
     pthread_cond_destroy(&w->cond);
@@ -216,6 +233,8 @@ static pmix_server_module_t server_module = {
 
 /* ---- server life cycle -------------------------------------------------- */
 
+static void server_find_pause(void);
+
 int server_start(struct job *job)
 {
     pmix_info_t info[2];
@@ -232,12 +251,14 @@ int server_start(struct job *job)
         return -1;
     }
     job->server_up = true;
+    server_find_pause();
     return 0;
 }
 
+/* Orderly shutdown, after a job whose PEs all ended by themselves. */
 void server_stop(struct job *job)
 {
-    if (job->server_up) {
+    if (job->server_up && !job->server_halted) {
         pmix_nspace_t ns;
         struct waiter w;
 
@@ -248,9 +269,66 @@ void server_stop(struct job *job)
         waiter_account(&w, PMIX_SUCCESS);
         PMIx_server_deregister_nspace(ns, waiter_done, &w);
         waiter_wait(&w);
+        /* Finalizing joins the progress thread: not if it is gone. */
+        if (atomic_load(&job->server_fault) != 0)
+            return;
         PMIx_server_finalize();
         job->server_up = false;
     }
+}
+
+/* ---- halting the server when oshrun ends the job -----------------------
+ *
+ * PMIx 4.2.2 can complete a local fence twice when PEs waiting in it lose
+ * their connections: on a lost connection it completes the collective
+ * (queueing the reply to the remaining participants on its event loop)
+ * without marking it as done, so the next lost connection handled before
+ * that reply ran completes it again. The first reply frees the collective's
+ * tracker and the second one then works on freed memory, which crashes
+ * PMIx's progress thread (SIGSEGV in event_del() called from the fence
+ * reply), and with it oshrun. Killing PEs that wait in a fence - what
+ * oshrun does whenever it ends a job early - is exactly that.
+ *
+ * So once oshrun has decided to end the job, and before it signals any PE,
+ * it stops PMIx's progress thread. Nothing of PMIx then runs again: the
+ * connections the dying PEs lose are never processed, no upcall comes, and
+ * oshrun does not call into PMIx any more (it leaves with _exit()). PMIx
+ * has no public call for this; libpmix (4.2.2 at least) exports its
+ * internal pmix_progress_thread_pause(), which with NULL makes the shared
+ * progress thread leave its event loop between two events and joins it.
+ * It is looked up at run time. Without it, or should PMIx crash before the
+ * halt (PEs that die by themselves in a fence), the fault guard (main.c)
+ * keeps a crash in a PMIx thread from deciding oshrun's exit status. */
+typedef pmix_status_t (*progress_pause_fn)(const char *name);
+static progress_pause_fn progress_pause;
+
+static void server_find_pause(void)
+{
+    void *sym = dlsym(RTLD_DEFAULT, "pmix_progress_thread_pause");
+
+    if (sym != NULL)
+        memcpy(&progress_pause, &sym, sizeof progress_pause);
+}
+
+/* Idempotent. Main thread only; called with no PMIx call in progress. */
+void server_halt(struct job *job)
+{
+    int rc;
+
+    if (!job->server_up || job->server_halted)
+        return;
+    job->server_halted = true;
+    if (atomic_load(&job->server_fault) != 0) {
+        dbg("a PMIx thread died: no halt");
+        return;
+    }
+    if (progress_pause == NULL) {
+        dbg("cannot halt the PMIx progress thread: no "
+            "pmix_progress_thread_pause in libpmix");
+        return;
+    }
+    rc = progress_pause(NULL);
+    dbg("PMIx progress thread halted (status %d)", rc);
 }
 
 /* PMIx runs on the system's libevent, which prints "[warn] ..." lines on

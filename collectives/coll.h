@@ -69,6 +69,7 @@ void pshm_coll_fini(void) PSHM_HIDDEN;
 int pshm_native_barrier(struct pshm_team *t) PSHM_HIDDEN;
 int pshm_native_barrier_dissemination(struct pshm_team *t) PSHM_HIDDEN;
 int pshm_native_barrier_tree(struct pshm_team *t) PSHM_HIDDEN;
+int pshm_native_barrier_counter(struct pshm_team *t) PSHM_HIDDEN;
 int pshm_native_broadcast(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root) PSHM_HIDDEN;
 int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t count,
                        const struct pshm_red *r) PSHM_HIDDEN;

@@ -39,6 +39,8 @@ struct pshm_coll_flags {
     _Alignas(64) uint64_t ring_ack;                    /* from me + 1: scratch step consumed */
     _Alignas(64) uint64_t fold_in;                     /* from me + p (RD, n not a power of 2) */
     _Alignas(64) uint64_t fold_out;                    /* from me - p */
+    _Alignas(64) uint64_t ctr_count;   /* counter barrier, on member 0: arrivals so far */
+    _Alignas(64) uint64_t ctr_release; /* counter barrier, on member 0: instances released */
 };
 
 #define PSHM_COLL_SCRATCH_SIZE (PSHM_COLL_SLOT_SIZE - sizeof(struct pshm_coll_flags))

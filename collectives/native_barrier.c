@@ -37,13 +37,45 @@ int pshm_native_barrier_tree(struct pshm_team *t)
     return 0;
 }
 
+/* All members mapped: every PE adds one to a counter on member 0 and the
+ * last to arrive releases the others through one word they all watch.
+ * Each PE runs twice at most (arrive, leave), which is what counts when
+ * PEs outnumber cores: a dissemination barrier needs log2(n) partners to
+ * be scheduled in turn. */
+int pshm_native_barrier_counter(struct pshm_team *t)
+{
+    struct pshm_coll_flags *f0 = &t->sym->f;
+    int root = coll_wpe(t, 0);
+    uint64_t *count = (uint64_t *)pshm_mapped(&f0->ctr_count, root);
+    uint64_t *release = (uint64_t *)pshm_mapped(&f0->ctr_release, root);
+    if (root == pshm_g.my_pe) {
+        count = &f0->ctr_count;
+        release = &f0->ctr_release;
+    }
+    uint64_t k = ++t->ctr_count;
+    coll_complete();
+    uint64_t arrived = __atomic_add_fetch(count, 1, __ATOMIC_ACQ_REL);
+    if (arrived == k * (uint64_t)t->n_pes) {
+        __atomic_store_n(release, k, __ATOMIC_RELEASE);
+        return 0;
+    }
+    coll_wait(release, k);
+    return 0;
+}
+
 int pshm_native_barrier(struct pshm_team *t)
 {
     switch (pshm_cfg.coll_algo[PSHM_COP_BARRIER]) {
     case PSHM_BARRIER_DISSEMINATION: return pshm_native_barrier_dissemination(t);
     case PSHM_BARRIER_TREE: return pshm_native_barrier_tree(t);
+    case PSHM_BARRIER_COUNTER:
+        if (t->all_mapped)
+            return pshm_native_barrier_counter(t);
+        break;
     default: break;
     }
+    if (t->all_mapped && t->n_pes > 2)
+        return pshm_native_barrier_counter(t);
     /* auto: dissemination has the fewest sequential steps; with more PEs
      * than a few and all of them on this node, the tree wakes each PE at
      * most twice, which matters when PEs outnumber cores. */

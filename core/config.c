@@ -32,13 +32,26 @@ static const struct var vars[] = {
     {"SHMEM_INFO", "0", "print this information on PE 0 at shmem_init"},
     {"SHMEM_VERSION", "0", "print the library version on PE 0 at shmem_init"},
     {"SHMEM_COLLECTIVES", "native", "collectives component: native (over RMA/AMO, shared-memory aware)"},
-    {"SHMEM_BARRIER_ALGORITHM", "auto", "barrier/sync: auto, dissemination or tree"},
+    {"SHMEM_BARRIER_ALGORITHM", "auto", "barrier/sync: auto, dissemination, tree or counter"},
     {"SHMEM_BCAST_ALGORITHM", "auto", "broadcast: auto, binomial or scatter_allgather"},
     {"SHMEM_REDUCE_ALGORITHM", "auto",
      "reductions: auto, recursive_doubling, ring or reduce_scatter_allgather"},
     {"SHMEM_COLLECT_ALGORITHM", "auto", "fcollect/collect: auto, ring, recursive_doubling or linear"},
     {"SHMEM_ALLTOALL_ALGORITHM", "auto", "alltoall(s): auto, pairwise or linear"},
     {"PLUGSHMEM_JOB_TAG", "(set by oshrun)", "job identifier used to name shared-memory objects"},
+    {"SHMEM_OFI_PROVIDER", "(FI_PROVIDER, else libfabric's first)",
+     "ofi transport: libfabric provider, e.g. shm, tcp;ofi_rxm, udp;ofi_rxd"},
+    {"SHMEM_OFI_DOMAIN", "(provider's first)", "ofi transport: libfabric domain (NIC), e.g. eth0"},
+    {"SHMEM_PROGRESS_THREAD", "auto",
+     "ofi transport: progress thread serving peers while the program computes (auto: on for "
+     "providers with manual progress; 1 or 0)"},
+    {"SHMEM_PROGRESS_INTERVAL", "100", "ofi transport: microseconds between progress-thread polls"},
+    {"SHMEM_OFI_DELIVERY_COMPLETE", "auto",
+     "ofi transport: FI_DELIVERY_COMPLETE on puts and atomics (auto: where the provider needs it; "
+     "0 is unsafe, for measurements)"},
+    {"SHMEM_OFI_AMO_CPU_COHERENT", "auto",
+     "ofi transport: whether the provider's atomics mix with CPU atomics on-node (auto: per provider)"},
+    {"SHMEM_OFI_VERBOSE", "0", "ofi transport: PE 0 prints the provider and modes chosen"},
 };
 
 int pshm_parse_size(const char *s, size_t *out)

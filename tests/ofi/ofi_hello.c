@@ -1,0 +1,19 @@
+/* The smallest ofi job: init, a put and an AMO to the next PE, a barrier. */
+#include <stdio.h>
+
+#include <shmem.h>
+
+static long x;
+
+int main(void)
+{
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_long_p(&x, me, (me + 1) % n);
+    shmem_long_atomic_add(&x, 1, (me + 1) % n);
+    shmem_barrier_all();
+    int rc = x != (long)((me + n - 1) % n) + 1;
+    printf("PE %d of %d: %s\n", me, n, rc ? "FAIL" : "ok");
+    shmem_finalize();
+    return rc;
+}

@@ -1,0 +1,1016 @@
+/*
+ * The ofi transport: RMA and atomics over libfabric RDM endpoints.
+ *
+ * Resources.  One fabric, one domain, one address vector (FI_AV_TABLE: the
+ * fi_addr_t of a PE is its rank), one memory region per segment (heap,
+ * data).  Every context owns an endpoint with one completion counter bound
+ * to FI_READ|FI_WRITE and a CQ that receives error entries only
+ * (FI_SELECTIVE_COMPLETION).  The default context's endpoint is also the
+ * target endpoint: its address is the one peers insert in their AV, so all
+ * incoming traffic arrives there and "progress" means polling it.
+ *
+ * Completion.  A context counts what it issued; quiet waits until the
+ * counter catches up, polling the context's own endpoint and the target
+ * endpoint, so that two PEs waiting on each other both keep serving.
+ * Whether a local completion also means the data is at the target depends
+ * on the provider (choose_completion()); where it does not, operations
+ * carry FI_DELIVERY_COMPLETE.
+ *
+ * Threads.  The default context, and shared contexts under
+ * SHMEM_THREAD_MULTIPLE, are protected by a lock; the progress thread takes
+ * the default context's lock.  Private and serialized contexts take none.
+ */
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include "transport.h"
+
+#define OFI_API FI_VERSION(1, 17)
+
+/* Values of shmem.h; a plugin sees transport.h only. */
+#define CTX_SERIALIZED (1L << 0)
+#define CTX_PRIVATE (1L << 1)
+#define THREAD_MULTIPLE 3
+
+#define ADDR_MAX 256
+#define DEFAULT_INTERVAL_US 100
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+struct octx {
+    struct fid_ep *ep;
+    struct fid_cntr *cntr; /* completions of everything this endpoint issued */
+    uint64_t issued;       /* operations issued that will bump cntr */
+    int locked;            /* take lock around every call */
+    unsigned lock;
+    struct fid_cq *cq; /* error entries only */
+    /* Completion by flush (g.amo_flush): PEs that got non-fetching atomics
+     * since the last quiet. */
+    int ndirty;
+    int *dirty;
+    unsigned char *is_dirty;
+    uint64_t scratch;
+};
+
+/* A PE's segment as RMA calls name it: the address (its base under
+ * FI_MR_VIRT_ADDR, 0 otherwise) and the key. */
+struct rseg {
+    uint64_t addr;
+    uint64_t key;
+};
+
+struct card {
+    uint64_t base[PSHM_NSEGS];
+    uint64_t key[PSHM_NSEGS];
+    uint64_t addrlen;
+    unsigned char addr[ADDR_MAX];
+};
+
+static struct {
+    const pshm_core_services *svc;
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_mr *mr[PSHM_NSEGS];
+    struct rseg *peer;  /* [pe * PSHM_NSEGS + seg] */
+    size_t inject;      /* fi_inject_write up to this size */
+    size_t max_msg;     /* one fi_write/fi_read moves at most this */
+    uint64_t put_flags; /* FI_DELIVERY_COMPLETE where puts need it */
+    uint64_t amo_flags; /* the same for non-fetching atomics */
+    int amo_flush;      /* instead, quiet reads back from each PE atomics went to */
+    int manual;         /* the provider progresses only when called */
+    int thread_level;
+    pthread_t thread;
+    int thread_on;
+    int thread_stop;
+    unsigned interval_us;
+    int poked; /* the program called progress since the thread last looked */
+    char prov[64];
+} g;
+
+static struct octx dflt;
+static pshm_transport_ops ops;
+
+/* ---- helpers -------------------------------------------------------- */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static inline void lock(unsigned *l)
+{
+    unsigned spins = 0;
+    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+            if (++spins < 100)
+                cpu_relax();
+            else
+                sched_yield(); /* PEs may outnumber cores */
+        }
+}
+
+static inline int trylock(unsigned *l) { return !__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE); }
+static inline void unlock(unsigned *l) { __atomic_store_n(l, 0u, __ATOMIC_RELEASE); }
+
+#define CTX(t) ((t) ? (struct octx *)(t) : &dflt)
+#define ENTER(c)                                                                                   \
+    do {                                                                                           \
+        if (UNLIKELY((c)->locked))                                                                 \
+            lock(&(c)->lock);                                                                      \
+    } while (0)
+#define LEAVE(c)                                                                                   \
+    do {                                                                                           \
+        if (UNLIKELY((c)->locked))                                                                 \
+            unlock(&(c)->lock);                                                                    \
+    } while (0)
+
+static const char *env(const pshm_core_services *svc, const char *name)
+{
+    const char *v = svc->getenv(name);
+    return v && *v ? v : NULL;
+}
+
+__attribute__((noreturn, cold)) static void fail(const char *what, ssize_t rc)
+{
+    g.svc->error("ofi transport (provider %s): %s failed: %s", g.prov, what,
+                 fi_strerror((int)-rc));
+    abort();
+}
+
+/* An operation completed in error: say what libfabric says and stop. */
+__attribute__((noreturn, cold)) static void op_error(struct octx *c)
+{
+    struct fi_cq_err_entry e;
+    memset(&e, 0, sizeof e);
+    char buf[300] = "";
+    if (fi_cq_readerr(c->cq, &e, 0) == 1)
+        snprintf(buf, sizeof buf, ": %s (%s)", fi_strerror(e.err),
+                 fi_cq_strerror(c->cq, e.prov_errno, e.err_data, NULL, 0));
+    g.svc->error("ofi transport (provider %s): a remote memory operation failed%s", g.prov, buf);
+    abort();
+}
+
+/* Drive an endpoint once and report errors.  Through its counter, not its
+ * CQ: on the shm provider, polling the CQ from the progress thread (even
+ * serialized by our lock) corrupted atomics in flight (an operand applied at
+ * the previous command's address); the counter path did not. */
+static inline void poll_ep(struct octx *c)
+{
+    (void)fi_cntr_read(c->cntr);
+    if (UNLIKELY(fi_cntr_readerr(c->cntr)))
+        op_error(c);
+}
+
+/* Serve incoming traffic on the target endpoint once.  If another thread
+ * holds the default context, it is inside libfabric already: skip. */
+static void progress_target(void)
+{
+    if (dflt.locked) {
+        if (!trylock(&dflt.lock))
+            return;
+        poll_ep(&dflt);
+        unlock(&dflt.lock);
+    } else {
+        poll_ep(&dflt);
+    }
+}
+
+static void ofi_progress(void)
+{
+    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    progress_target();
+}
+
+/* One turn of a wait on c (held by the caller). */
+static inline void drive(struct octx *c, unsigned *spins)
+{
+    poll_ep(c);
+    if (c != &dflt)
+        progress_target();
+    if (++*spins > 200)
+        sched_yield();
+    else
+        cpu_relax();
+}
+
+/* Wait until everything c issued has completed. */
+static void wait_all(struct octx *c)
+{
+    unsigned spins = 0;
+    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    /* An operation that fails bumps the error count instead, which drive()
+     * reports: the loop cannot spin forever on a failure. */
+    while (fi_cntr_read(c->cntr) < c->issued)
+        drive(c, &spins);
+}
+
+/* Issue with retries while the provider's queues are full. */
+#define ISSUE(c, what, call)                                                                       \
+    do {                                                                                           \
+        ssize_t rc_;                                                                               \
+        unsigned sp_ = 0;                                                                          \
+        while (UNLIKELY((rc_ = (call)) != 0)) {                                                    \
+            if (rc_ != -FI_EAGAIN)                                                                 \
+                fail(what, rc_);                                                                   \
+            drive(c, &sp_);                                                                        \
+        }                                                                                          \
+        (c)->issued++;                                                                             \
+    } while (0)
+
+static inline const struct rseg *rseg(int pe, int seg) { return &g.peer[pe * PSHM_NSEGS + seg]; }
+
+/* ---- RMA ------------------------------------------------------------ */
+
+static void write_msg(struct octx *c, int pe, uint64_t raddr, uint64_t key, const void *src,
+                      size_t len, uint64_t flags)
+{
+    struct iovec iov = {(void *)src, len};
+    struct fi_rma_iov riov = {raddr, len, key};
+    struct fi_msg_rma m = {.msg_iov = &iov, .desc = NULL, .iov_count = 1, .addr = (fi_addr_t)pe,
+                           .rma_iov = &riov, .rma_iov_count = 1, .context = NULL, .data = 0};
+    ISSUE(c, "fi_writemsg", fi_writemsg(c->ep, &m, flags));
+}
+
+/* Issue a put; returns whether it must be waited for before src is
+ * reused. */
+static inline int put_issue(struct octx *c, int pe, int seg, size_t off, const void *src,
+                            size_t len)
+{
+    const struct rseg *r = rseg(pe, seg);
+    uint64_t raddr = r->addr + off;
+    if (LIKELY(len <= g.inject)) {
+        if (LIKELY(!g.put_flags))
+            ISSUE(c, "fi_inject_write",
+                  fi_inject_write(c->ep, src, len, (fi_addr_t)pe, raddr, r->key));
+        else
+            write_msg(c, pe, raddr, r->key, src, len, FI_INJECT | g.put_flags);
+        return 0;
+    }
+    const char *s = src;
+    while (len) {
+        size_t n = len < g.max_msg ? len : g.max_msg;
+        if (!g.put_flags)
+            ISSUE(c, "fi_write", fi_write(c->ep, s, n, NULL, (fi_addr_t)pe, raddr, r->key, NULL));
+        else
+            write_msg(c, pe, raddr, r->key, s, n, g.put_flags);
+        s += n;
+        raddr += n;
+        len -= n;
+    }
+    return 1;
+}
+
+static void ofi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
+{
+    struct octx *c = CTX(t);
+    ENTER(c);
+    if (put_issue(c, pe, seg, off, src, len))
+        wait_all(c);
+    LEAVE(c);
+}
+
+/* The source of a put_nbi may not be changed before the next quiet, so a
+ * large one is left in flight. */
+static void ofi_put_nbi(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
+{
+    struct octx *c = CTX(t);
+    ENTER(c);
+    put_issue(c, pe, seg, off, src, len);
+    LEAVE(c);
+}
+
+static inline void get_issue(struct octx *c, int pe, int seg, size_t off, void *dst, size_t len)
+{
+    const struct rseg *r = rseg(pe, seg);
+    uint64_t raddr = r->addr + off;
+    char *d = dst;
+    while (len) {
+        size_t n = len < g.max_msg ? len : g.max_msg;
+        ISSUE(c, "fi_read", fi_read(c->ep, d, n, NULL, (fi_addr_t)pe, raddr, r->key, NULL));
+        d += n;
+        raddr += n;
+        len -= n;
+    }
+}
+
+static void ofi_get(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len)
+{
+    struct octx *c = CTX(t);
+    ENTER(c);
+    get_issue(c, pe, seg, off, dst, len);
+    wait_all(c);
+    LEAVE(c);
+}
+
+static void ofi_get_nbi(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len)
+{
+    struct octx *c = CTX(t);
+    ENTER(c);
+    get_issue(c, pe, seg, off, dst, len);
+    LEAVE(c);
+}
+
+/* ---- AMO ------------------------------------------------------------ */
+
+static const enum fi_op amo_fiop[PSHM_AMO_NOPS] = {
+    [PSHM_AMO_ADD] = FI_SUM,          [PSHM_AMO_AND] = FI_BAND,
+    [PSHM_AMO_OR] = FI_BOR,           [PSHM_AMO_XOR] = FI_BXOR,
+    [PSHM_AMO_SWAP] = FI_ATOMIC_WRITE, [PSHM_AMO_CSWAP] = FI_CSWAP,
+    [PSHM_AMO_READ] = FI_ATOMIC_READ, [PSHM_AMO_SET] = FI_ATOMIC_WRITE,
+};
+
+static void ofi_amo(pshm_tctx t, int pe, int seg, size_t off, int op, int type,
+                    const void *operand, const void *compare, void *fetch, int nbi)
+{
+    (void)nbi; /* fetching AMOs always wait: their operand is on the caller's stack */
+    struct octx *c = CTX(t);
+    enum fi_datatype dt = (type == PSHM_T_U32 || type == PSHM_T_FLOAT) ? FI_UINT32 : FI_UINT64;
+    const struct rseg *r = rseg(pe, seg);
+    uint64_t raddr = r->addr + off;
+    enum fi_op fop = amo_fiop[op];
+    uint64_t tmp = 0, zero = 0;
+
+    if (op == PSHM_AMO_READ && !fetch)
+        return;
+    if (!operand)
+        operand = &zero;
+    ENTER(c);
+    if (op == PSHM_AMO_CSWAP) {
+        ISSUE(c, "fi_compare_atomic",
+              fi_compare_atomic(c->ep, operand, 1, NULL, compare, NULL, fetch ? fetch : &tmp, NULL,
+                                (fi_addr_t)pe, raddr, r->key, dt, FI_CSWAP, NULL));
+        wait_all(c);
+    } else if (fetch) {
+        ISSUE(c, "fi_fetch_atomic",
+              fi_fetch_atomic(c->ep, operand, 1, NULL, fetch, NULL, (fi_addr_t)pe, raddr, r->key,
+                              dt, fop, NULL));
+        wait_all(c);
+    } else if (LIKELY(!g.amo_flags)) {
+        ISSUE(c, "fi_inject_atomic",
+              fi_inject_atomic(c->ep, operand, 1, (fi_addr_t)pe, raddr, r->key, dt, fop));
+        if (g.amo_flush && !c->is_dirty[pe]) {
+            c->is_dirty[pe] = 1;
+            c->dirty[c->ndirty++] = pe;
+        }
+    } else {
+        struct fi_ioc ioc = {(void *)operand, 1};
+        struct fi_rma_ioc rioc = {raddr, 1, r->key};
+        struct fi_msg_atomic m = {.msg_iov = &ioc, .desc = NULL, .iov_count = 1,
+                                  .addr = (fi_addr_t)pe, .rma_iov = &rioc, .rma_iov_count = 1,
+                                  .datatype = dt, .op = fop, .context = NULL, .data = 0};
+        ISSUE(c, "fi_atomicmsg", fi_atomicmsg(c->ep, &m, FI_INJECT | g.amo_flags));
+    }
+    LEAVE(c);
+}
+
+/* ---- ordering and completion ---------------------------------------- */
+
+/* A fetching atomic read from each PE that got non-fetching atomics: the
+ * target serves its queue in order, so the answer means they are applied. */
+static void flush(struct octx *c)
+{
+    for (int i = 0; i < c->ndirty; i++) {
+        int pe = c->dirty[i];
+        const struct rseg *r = rseg(pe, PSHM_SEG_HEAP);
+        ISSUE(c, "fi_fetch_atomic",
+              fi_fetch_atomic(c->ep, &c->scratch, 1, NULL, &c->scratch, NULL, (fi_addr_t)pe,
+                              r->addr, r->key, FI_UINT64, FI_ATOMIC_READ, NULL));
+        c->is_dirty[pe] = 0;
+    }
+    c->ndirty = 0;
+    wait_all(c);
+}
+
+static void ofi_quiet(pshm_tctx t)
+{
+    struct octx *c = CTX(t);
+    ENTER(c);
+    if (c->ndirty)
+        flush(c);
+    else
+        wait_all(c);
+    LEAVE(c);
+}
+
+/* libfabric orders nothing we can rely on across RMA and atomics on every
+ * provider, so a fence completes what is outstanding. */
+static void ofi_fence(pshm_tctx t) { ofi_quiet(t); }
+
+/* ---- endpoints and contexts ----------------------------------------- */
+
+static void ctx_close(struct octx *c)
+{
+    if (c->ep)
+        fi_close(&c->ep->fid);
+    if (c->cntr)
+        fi_close(&c->cntr->fid);
+    if (c->cq)
+        fi_close(&c->cq->fid);
+    free(c->dirty);
+    free(c->is_dirty);
+    c->dirty = NULL;
+    c->is_dirty = NULL;
+    c->ep = NULL;
+    c->cntr = NULL;
+    c->cq = NULL;
+}
+
+/* Endpoint, counter and CQ, bound and enabled.  The endpoint is enabled
+ * before anything can fail after its creation: closing a domain with an
+ * endpoint that was never enabled crashes some providers (tcp;ofi_rxm,
+ * net). */
+static int ctx_open(struct octx *c, char *why, size_t whylen)
+{
+    struct fi_cq_attr cqa = {.size = 0, .format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
+    struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
+    const char *what;
+    int rc;
+    memset(c, 0, sizeof *c);
+    c->dirty = calloc((size_t)g.svc->n_pes, sizeof *c->dirty);
+    c->is_dirty = calloc((size_t)g.svc->n_pes, 1);
+    if (!c->dirty || !c->is_dirty) {
+        free(c->dirty);
+        free(c->is_dirty);
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    if ((rc = fi_endpoint(g.domain, g.info, &c->ep, NULL))) {
+        c->ep = NULL;
+        what = "fi_endpoint";
+        goto out;
+    }
+    if ((rc = fi_cq_open(g.domain, &cqa, &c->cq, NULL))) {
+        c->cq = NULL;
+        what = "fi_cq_open";
+        goto out;
+    }
+    if ((rc = fi_cntr_open(g.domain, &ca, &c->cntr, NULL))) {
+        ca.wait_obj = FI_WAIT_UNSPEC;
+        if ((rc = fi_cntr_open(g.domain, &ca, &c->cntr, NULL))) {
+            c->cntr = NULL;
+            what = "fi_cntr_open";
+            goto out;
+        }
+    }
+    /* Name shm endpoints after the job (oshrun removes /dev/shm/psm-TAG-*
+     * after a crash; the provider's own names would be left behind). */
+    const char *tag = g.svc->getenv("PLUGSHMEM_JOB_TAG");
+    if (!strcmp(g.prov, "shm") && tag && *tag) {
+        static unsigned seq;
+        char name[64];
+        snprintf(name, sizeof name, "psm-%.20s-%d-ofi-%u", tag, g.svc->my_pe,
+                 __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
+        fi_setname(&c->ep->fid, name, strlen(name) + 1); /* best effort */
+    }
+    what = "binding the endpoint";
+    if ((rc = fi_ep_bind(c->ep, &g.av->fid, 0)) ||
+        (rc = fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION)) ||
+        (rc = fi_ep_bind(c->ep, &c->cntr->fid, FI_READ | FI_WRITE)))
+        goto out;
+    what = "fi_enable";
+    rc = fi_enable(c->ep);
+out:
+    if (rc) {
+        snprintf(why, whylen, "%s: %s", what, fi_strerror(-rc));
+        if (c->ep && strcmp(what, "fi_enable")) {
+            /* Enable it anyway (see above) before it is closed. */
+            if (!c->cq)
+                fi_cq_open(g.domain, &cqa, &c->cq, NULL);
+            if (c->cq)
+                fi_ep_bind(c->ep, &c->cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION);
+            fi_ep_bind(c->ep, &g.av->fid, 0);
+            fi_enable(c->ep);
+        }
+        ctx_close(c);
+        return -1;
+    }
+    return 0;
+}
+
+static int ofi_ctx_create(long options, pshm_tctx *out)
+{
+    char why[256];
+    struct octx *c = aligned_alloc(64, (sizeof *c + 63) & ~(size_t)63);
+    if (!c)
+        return -1;
+    if (ctx_open(c, why, sizeof why)) {
+        g.svc->error("ofi transport (provider %s): cannot create a context: %s", g.prov, why);
+        free(c);
+        return -1;
+    }
+    c->locked = g.thread_level == THREAD_MULTIPLE && !(options & (CTX_PRIVATE | CTX_SERIALIZED));
+    *out = c;
+    return 0;
+}
+
+static void ofi_ctx_destroy(pshm_tctx t)
+{
+    struct octx *c = t;
+    if (!c)
+        return;
+    ofi_quiet(c);
+    ctx_close(c);
+    free(c);
+}
+
+/* ---- progress thread ------------------------------------------------ */
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {.tv_sec = g.interval_us / 1000000u,
+                          .tv_nsec = (long)(g.interval_us % 1000000u) * 1000};
+    while (!__atomic_load_n(&g.thread_stop, __ATOMIC_ACQUIRE)) {
+        nanosleep(&ts, NULL);
+        /* The program is calling us: it progresses by itself. */
+        if (__atomic_exchange_n(&g.poked, 0, __ATOMIC_RELAXED))
+            continue;
+        lock(&dflt.lock);
+        poll_ep(&dflt);
+        unlock(&dflt.lock);
+    }
+    return NULL;
+}
+
+static int start_thread(void)
+{
+    __atomic_store_n(&g.thread_stop, 0, __ATOMIC_RELEASE);
+    dflt.locked = 1;
+    if (pthread_create(&g.thread, NULL, progress_main, NULL))
+        return -1;
+    g.thread_on = 1;
+    return 0;
+}
+
+static void stop_thread(void)
+{
+    if (!g.thread_on)
+        return;
+    __atomic_store_n(&g.thread_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(g.thread, NULL);
+    g.thread_on = 0;
+}
+
+/* ---- provider selection --------------------------------------------- */
+
+/* Providers that only reach PEs on this node. */
+static int node_local(const char *prov) { return !strcmp(prov, "shm") || !strcmp(prov, "sm2"); }
+
+static struct fi_info *make_hints(const pshm_core_services *svc)
+{
+    struct fi_info *h = fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->caps = FI_RMA | FI_ATOMIC;
+    h->mode = 0;
+    h->ep_attr->type = FI_EP_RDM;
+    /* What we can handle; the provider keeps what it needs.  Not
+     * FI_MR_LOCAL: user buffers are not registered. */
+    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_ENDPOINT;
+    /* FI_THREAD_SAFE although we serialize each endpoint ourselves: with
+     * FI_THREAD_COMPLETION, udp;ofi_rxd crashed inside its progress when
+     * the progress thread and the program took turns on the endpoint. */
+    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+    h->tx_attr->msg_order = 0; /* on shm, asking for RMA ordering disables CMA writes */
+    const char *p = env(svc, "SHMEM_OFI_PROVIDER");
+    if (p)
+        h->fabric_attr->prov_name = strdup(p);
+    const char *d = env(svc, "SHMEM_OFI_DOMAIN");
+    if (d)
+        h->domain_attr->name = strdup(d);
+    return h;
+}
+
+/* Picks the first usable entry; returns it (owned by *all) or NULL. */
+static struct fi_info *pick(const pshm_core_services *svc, struct fi_info **all, char *why,
+                            size_t whylen)
+{
+    struct fi_info *h = make_hints(svc);
+    if (!h) {
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    int rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, all);
+    const char *p = env(svc, "SHMEM_OFI_PROVIDER");
+    const char *fp = getenv("FI_PROVIDER");
+    if (rc) {
+        *all = NULL;
+        snprintf(why, whylen,
+                 "libfabric %s offers no RDM endpoint with RMA and atomics%s%s%s (fi_getinfo: %s)",
+                 fi_tostr(&(uint32_t){fi_version()}, FI_TYPE_VERSION),
+                 p || fp ? " from provider '" : "", p ? p : fp ? fp : "", p || fp ? "'" : "",
+                 fi_strerror(-rc));
+        fi_freeinfo(h);
+        return NULL;
+    }
+    fi_freeinfo(h);
+    int multi = svc->n_local != svc->n_pes;
+    for (struct fi_info *i = *all; i; i = i->next) {
+        if (multi && node_local(i->fabric_attr->prov_name))
+            continue;
+        return i;
+    }
+    snprintf(why, whylen, "the job spans nodes and the only providers offered (%s) serve one node",
+             (*all)->fabric_attr->prov_name);
+    fi_freeinfo(*all);
+    *all = NULL;
+    return NULL;
+}
+
+static int ofi_query(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    struct fi_info *all;
+    struct fi_info *i = pick(svc, &all, why, whylen);
+    if (!i)
+        return -1;
+    fi_freeinfo(all);
+    /* On one node the shm plugin (10) is the better default. */
+    return svc->n_local == svc->n_pes ? 5 : 20;
+}
+
+/* ---- settings ------------------------------------------------------- */
+
+/* auto, or a boolean; -1 for auto. */
+static int tri(const char *name, int *out)
+{
+    const char *s = env(g.svc, name);
+    *out = -1;
+    if (!s || !strcasecmp(s, "auto"))
+        return 0;
+    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcasecmp(s, "true"))
+        return *out = 1, 0;
+    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcasecmp(s, "false"))
+        return *out = 0, 0;
+    g.svc->error("%s='%s' is not known; use auto, 1 or 0", name, s);
+    return -1;
+}
+
+/* Whether the kernel lets a process write into a sibling's memory, which
+ * the shm provider's direct (CMA) RMA needs. */
+static int cma_usable(void)
+{
+    const char *d = getenv("FI_SHM_DISABLE_CMA");
+    if (d && (*d == '1' || !strcasecmp(d, "yes") || !strcasecmp(d, "true")))
+        return 0;
+    FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
+    if (!f)
+        return 1;
+    int v = 1;
+    if (fscanf(f, "%d", &v) != 1)
+        v = 1;
+    fclose(f);
+    return v == 0;
+}
+
+/* How a completion (what quiet waits for) comes to mean that the target
+ * memory holds the result:
+ *  - shm with FI_MR_VIRT_ADDR and no RMA ordering writes and reads by
+ *    process_vm_writev/readv from the initiator: a completed put is in
+ *    place.  Its non-fetching atomics complete when queued, before the
+ *    target applied them (measured); with FI_DELIVERY_COMPLETE they are
+ *    acknowledged, but that path corrupted atomics here under preemption
+ *    (an operand applied at the previous command's address, libfabric
+ *    1.17).  So they go inline, and quiet flushes: one fetching read to
+ *    each PE they went to, which the target serves after them (its queue
+ *    is in order).  Without CMA, shm puts are queued too and need
+ *    FI_DELIVERY_COMPLETE.
+ *  - any other provider: FI_DELIVERY_COMPLETE on puts and atomics. */
+static int choose_completion(void)
+{
+    int force;
+    if (tri("SHMEM_OFI_DELIVERY_COMPLETE", &force))
+        return -1;
+    if (force >= 0) {
+        g.put_flags = g.amo_flags = force ? FI_DELIVERY_COMPLETE : 0;
+        g.amo_flush = 0;
+        return 0;
+    }
+    g.amo_flags = FI_DELIVERY_COMPLETE;
+    g.put_flags = FI_DELIVERY_COMPLETE;
+    if (!strcmp(g.prov, "shm")) {
+        g.amo_flags = 0;
+        g.amo_flush = 1;
+        if ((g.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) && cma_usable())
+            g.put_flags = 0;
+    }
+    return 0;
+}
+
+/* Providers whose atomics are applied in the target process by libfabric's
+ * shared atomic handlers, which use the CPU's atomic instructions: a word
+ * updated by them and by CPU atomics of an on-node peer stays atomic. */
+static int amo_cpu_coherent(void)
+{
+    int v;
+    if (tri("SHMEM_OFI_AMO_CPU_COHERENT", &v))
+        return -1;
+    if (v >= 0)
+        return v;
+    return !strcmp(g.prov, "shm") || !strcmp(g.prov, "tcp;ofi_rxm") ||
+           !strcmp(g.prov, "udp;ofi_rxd") || !strcmp(g.prov, "tcp");
+}
+
+/* ---- atomics check -------------------------------------------------- */
+
+static int check_atomics(void)
+{
+    static const struct {
+        const char *name;
+        int kind; /* 0 plain, 1 fetching, 2 compare */
+        enum fi_op op;
+    } need[] = {
+        {"add", 0, FI_SUM},          {"and", 0, FI_BAND},          {"or", 0, FI_BOR},
+        {"xor", 0, FI_BXOR},         {"set", 0, FI_ATOMIC_WRITE},  {"fetch-add", 1, FI_SUM},
+        {"fetch-and", 1, FI_BAND},   {"fetch-or", 1, FI_BOR},      {"fetch-xor", 1, FI_BXOR},
+        {"swap", 1, FI_ATOMIC_WRITE}, {"fetch", 1, FI_ATOMIC_READ}, {"compare-swap", 2, FI_CSWAP},
+    };
+    static const struct {
+        const char *name;
+        enum fi_datatype dt;
+    } types[] = {{"32-bit", FI_UINT32}, {"64-bit", FI_UINT64}};
+    char missing[1024] = "";
+    size_t len = 0;
+    int n = 0;
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+        for (size_t t = 0; t < 2; t++) {
+            size_t count = 0;
+            int rc = need[i].kind == 0   ? fi_atomicvalid(dflt.ep, types[t].dt, need[i].op, &count)
+                     : need[i].kind == 1 ? fi_fetch_atomicvalid(dflt.ep, types[t].dt, need[i].op,
+                                                                &count)
+                                         : fi_compare_atomicvalid(dflt.ep, types[t].dt, need[i].op,
+                                                                  &count);
+            if (rc == 0 && count >= 1)
+                continue;
+            n++;
+            if (len < sizeof missing - 64)
+                len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%s %s",
+                                        n > 1 ? ", " : "", need[i].name, types[t].name);
+        }
+    if (!n)
+        return 0;
+    g.svc->error("ofi transport: libfabric provider '%s' lacks %d of the 24 atomic operations "
+                 "OpenSHMEM needs (%s); choose another provider with FI_PROVIDER or "
+                 "SHMEM_OFI_PROVIDER (e.g. shm, tcp;ofi_rxm, udp;ofi_rxd)",
+                 g.prov, n, missing);
+    return -1;
+}
+
+/* ---- init / fini ---------------------------------------------------- */
+
+static void teardown(void)
+{
+    stop_thread();
+    ctx_close(&dflt);
+    for (int s = 0; s < PSHM_NSEGS; s++)
+        if (g.mr[s]) {
+            fi_close(&g.mr[s]->fid);
+            g.mr[s] = NULL;
+        }
+    if (g.av)
+        fi_close(&g.av->fid);
+    if (g.domain)
+        fi_close(&g.domain->fid);
+    if (g.fabric)
+        fi_close(&g.fabric->fid);
+    if (g.info)
+        fi_freeinfo(g.info);
+    free(g.peer);
+    g.av = NULL;
+    g.domain = NULL;
+    g.fabric = NULL;
+    g.info = NULL;
+    g.peer = NULL;
+}
+
+static int register_segments(struct card *mine)
+{
+    uint64_t mode = g.info->domain_attr->mr_mode;
+    for (int s = 0; s < PSHM_NSEGS; s++) {
+        void *base = g.svc->seg[s].base;
+        size_t size = g.svc->seg[s].size;
+        mine->base[s] = (mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)base : 0;
+        if (!base || !size)
+            continue;
+        int rc = fi_mr_reg(g.domain, base, size, FI_REMOTE_READ | FI_REMOTE_WRITE, 0,
+                           (uint64_t)s + 1, 0, &g.mr[s], NULL);
+        if (rc) {
+            g.mr[s] = NULL;
+            g.svc->error("ofi transport (provider %s): cannot register the %s segment (%zu bytes "
+                         "at %p): %s",
+                         g.prov, s == PSHM_SEG_HEAP ? "heap" : "data", size, base, fi_strerror(-rc));
+            return -1;
+        }
+        if (mode & FI_MR_ENDPOINT) {
+            if ((rc = fi_mr_bind(g.mr[s], &dflt.ep->fid, 0)) || (rc = fi_mr_enable(g.mr[s]))) {
+                g.svc->error("ofi transport (provider %s): cannot enable a memory region: %s",
+                             g.prov, fi_strerror(-rc));
+                return -1;
+            }
+        }
+        mine->key[s] = fi_mr_key(g.mr[s]);
+    }
+    return 0;
+}
+
+static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **out)
+{
+    char why[512];
+    struct fi_info *all = NULL;
+    memset(&g, 0, sizeof g);
+    memset(&dflt, 0, sizeof dflt);
+    g.svc = svc;
+    g.thread_level = svc->thread_level;
+    snprintf(g.prov, sizeof g.prov, "?");
+
+    struct fi_info *i = pick(svc, &all, why, sizeof why);
+    if (!i) {
+        svc->error("ofi transport: %s", why);
+        return -1;
+    }
+    g.info = fi_dupinfo(i);
+    fi_freeinfo(all);
+    if (!g.info) {
+        svc->error("ofi transport: out of memory");
+        return -1;
+    }
+    snprintf(g.prov, sizeof g.prov, "%s", g.info->fabric_attr->prov_name);
+    g.inject = g.info->tx_attr->inject_size;
+    g.max_msg = g.info->ep_attr->max_msg_size ? g.info->ep_attr->max_msg_size : SIZE_MAX;
+    if (g.max_msg > ((size_t)1 << 30))
+        g.max_msg = (size_t)1 << 30;
+    g.manual = g.info->domain_attr->data_progress == FI_PROGRESS_MANUAL ||
+               g.info->domain_attr->control_progress == FI_PROGRESS_MANUAL;
+
+    int coherent = 0, want_thread;
+    if (choose_completion() || (coherent = amo_cpu_coherent()) < 0 ||
+        tri("SHMEM_PROGRESS_THREAD", &want_thread))
+        goto fail;
+    g.interval_us = DEFAULT_INTERVAL_US;
+    const char *iv = env(svc, "SHMEM_PROGRESS_INTERVAL");
+    if (iv) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(iv, &end, 10);
+        if (errno || *end || *iv == '-' || v < 1 || v > 10000000ul) {
+            svc->error("SHMEM_PROGRESS_INTERVAL='%s' is not an interval; use microseconds from 1 "
+                       "to 10000000",
+                       iv);
+            goto fail;
+        }
+        g.interval_us = (unsigned)v;
+    }
+    /* The endpoint's default completion level for fi_write/fi_read. */
+    g.info->tx_attr->op_flags = g.put_flags;
+
+    int rc;
+    const char *what;
+    if ((rc = fi_fabric(g.info->fabric_attr, &g.fabric, NULL))) {
+        what = "fi_fabric";
+        goto fail_rc;
+    }
+    if ((rc = fi_domain(g.fabric, g.info, &g.domain, NULL))) {
+        what = "fi_domain";
+        goto fail_rc;
+    }
+    struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)svc->n_pes};
+    if ((rc = fi_av_open(g.domain, &ava, &g.av, NULL))) {
+        what = "fi_av_open";
+        goto fail_rc;
+    }
+    if (ctx_open(&dflt, why, sizeof why)) {
+        svc->error("ofi transport (provider %s): cannot open an endpoint: %s", g.prov, why);
+        goto fail;
+    }
+    if (check_atomics())
+        goto fail;
+
+    struct card mine;
+    memset(&mine, 0, sizeof mine);
+    if (register_segments(&mine))
+        goto fail;
+    size_t alen = sizeof mine.addr;
+    if ((rc = fi_getname(&dflt.ep->fid, mine.addr, &alen))) {
+        what = "fi_getname";
+        goto fail_rc;
+    }
+    mine.addrlen = alen;
+    struct card *cards = calloc((size_t)svc->n_pes, sizeof *cards);
+    g.peer = calloc((size_t)svc->n_pes * PSHM_NSEGS, sizeof *g.peer);
+    if (!cards || !g.peer) {
+        free(cards);
+        svc->error("ofi transport: out of memory for %d PEs", svc->n_pes);
+        goto fail;
+    }
+    if (svc->allgather(&mine, cards, sizeof mine)) {
+        free(cards);
+        svc->error("ofi transport: bootstrap exchange of addresses failed");
+        goto fail;
+    }
+    for (int pe = 0; pe < svc->n_pes; pe++) {
+        for (int s = 0; s < PSHM_NSEGS; s++) {
+            g.peer[pe * PSHM_NSEGS + s].addr = cards[pe].base[s];
+            g.peer[pe * PSHM_NSEGS + s].key = cards[pe].key[s];
+        }
+        fi_addr_t fa = FI_ADDR_NOTAVAIL;
+        rc = fi_av_insert(g.av, cards[pe].addr, 1, &fa, 0, NULL);
+        if (rc != 1 || fa != (fi_addr_t)pe) {
+            free(cards);
+            svc->error("ofi transport (provider %s): cannot insert PE %d's address (rc %d, fi_addr "
+                       "%" PRIu64 ")",
+                       g.prov, pe, rc, (uint64_t)fa);
+            goto fail;
+        }
+    }
+    free(cards);
+
+    dflt.locked = g.thread_level == THREAD_MULTIPLE;
+    int thread = want_thread >= 0 ? want_thread : g.manual;
+    if (thread && start_thread()) {
+        svc->error("ofi transport: cannot start the progress thread");
+        goto fail;
+    }
+
+    memset(&ops, 0, sizeof ops);
+    ops.caps = (coherent ? PSHM_CAP_AMO_CPU_COHERENT : 0) |
+               (g.manual ? PSHM_CAP_NEEDS_PROGRESS : 0) |
+               (dflt.locked ? PSHM_CAP_THREAD_SAFE : 0);
+    ops.max_inject = g.inject;
+    ops.ctx_create = ofi_ctx_create;
+    ops.ctx_destroy = ofi_ctx_destroy;
+    ops.put = ofi_put;
+    ops.get = ofi_get;
+    ops.put_nbi = ofi_put_nbi;
+    ops.get_nbi = ofi_get_nbi;
+    ops.amo = ofi_amo;
+    ops.fence = ofi_fence;
+    ops.quiet = ofi_quiet;
+    ops.progress = g.manual ? ofi_progress : NULL;
+    if (env(svc, "SHMEM_OFI_VERBOSE") && svc->my_pe == 0)
+        fprintf(stderr,
+                "ofi transport: provider %s, domain %s, mr_mode %s, inject %zu, progress %s%s, "
+                "delivery-complete puts %s atomics %s%s, CPU-coherent atomics %s\n",
+                g.prov, g.info->domain_attr->name,
+                fi_tostr(&g.info->domain_attr->mr_mode, FI_TYPE_MR_MODE), g.inject,
+                g.manual ? "manual" : "auto", g.thread_on ? " + thread" : "",
+                g.put_flags ? "yes" : "no", g.amo_flags ? "yes" : "no",
+                g.amo_flush ? " (flushed at quiet)" : "", coherent ? "yes" : "no");
+    *out = &ops;
+    return 0;
+
+fail_rc:
+    svc->error("ofi transport (provider %s): %s failed: %s", g.prov, what, fi_strerror(-rc));
+fail:
+    teardown();
+    return -1;
+}
+
+static void ofi_fini(void)
+{
+    if (!g.svc)
+        return;
+    /* Complete what this PE issued, then keep serving peers until every PE
+     * got here: a peer may still wait for this PE to progress its last
+     * operations (target-driven providers), and closing first would strand
+     * it. */
+    ofi_quiet(NULL);
+    if (!g.thread_on && g.manual)
+        start_thread();
+    g.svc->barrier();
+    teardown();
+    g.svc = NULL;
+}
+
+__attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
+    .abi_version = PSHM_TRANSPORT_ABI_VERSION,
+    .size = sizeof(pshm_transport_desc),
+    .name = "ofi",
+    .description = "libfabric RDM endpoints (FI_PROVIDER / SHMEM_OFI_PROVIDER picks the provider)",
+    .query = ofi_query,
+    .init = ofi_init,
+    .fini = ofi_fini,
+};

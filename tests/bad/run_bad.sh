@@ -312,7 +312,7 @@ if have_oshrun; then
     ENVS=(SHMEM_SYMMETRIC_SIZE=100T)
     run "SHMEM_SYMMETRIC_SIZE=100T np=2" 2 "$P/bad_hello"
     expect_status 1
-    expect_match err "symmetric heap"
+    expect_once err "SHMEM_SYMMETRIC_SIZE='100T' is too large"
 
     # Settings that differ between PEs (PE 1 only gets the variable).
     ENVS=()

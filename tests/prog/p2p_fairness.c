@@ -16,6 +16,7 @@ static void fair(int *iv, const char *where)
     int me = shmem_my_pe();
     for (int i = 0; i < N; i++)
         shmem_int_atomic_set(&iv[i], i + 1, me);
+    shmem_quiet(); /* a non-fetching AMO is complete only after quiet */
     static const int v[N] = {1, 1, 1, 1};
     int hit[4][N];
     memset(hit, 0, sizeof hit);

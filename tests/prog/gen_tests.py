@@ -709,6 +709,7 @@ static void p2p_local_@N@(@T@ *iv)
     int me = shmem_my_pe();
     @T@ *w = &iv[31];
     shmem_@N@_atomic_set(&w[0], (@T@)5, me);
+    shmem_quiet(); /* a non-fetching AMO is complete only after quiet */
     static const struct { int cmp; int v; int want; } t[] = {
         {SHMEM_CMP_EQ, 5, 1}, {SHMEM_CMP_EQ, 6, 0}, {SHMEM_CMP_NE, 6, 1}, {SHMEM_CMP_NE, 5, 0},
         {SHMEM_CMP_GT, 4, 1}, {SHMEM_CMP_GT, 5, 0}, {SHMEM_CMP_GE, 5, 1}, {SHMEM_CMP_GE, 6, 0},
@@ -720,10 +721,12 @@ static void p2p_local_@N@(@T@ *iv)
             shmem_@N@_wait_until(&w[0], t[i].cmp, (@T@)t[i].v);
     }
     shmem_@N@_atomic_set(&w[0], (@T@)-3, me);
+    shmem_quiet();
     @SIGN_TESTS@
 
     for (int i = 0; i < 4; i++)
         shmem_@N@_atomic_set(&w[i], (@T@)(i + 1), me); /* 1 2 3 4 */
+    shmem_quiet();
     static const int st1[4] = {1, 0, 0, 0}, st_none[4] = {1, 1, 1, 1}, st2[4] = {0, 0, 1, 0};
     size_t idx[4];
     CHECK(shmem_@N@_test_all(w, 4, NULL, SHMEM_CMP_GE, (@T@)1) == 1, "@N@ test_all GE 1");

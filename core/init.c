@@ -123,7 +123,7 @@ static int select_transport(int fatal)
     if (pshm_cfg.transport)
         pshm_registry_query_list(&reg, &svc, pshm_cfg.transport);
     else
-        pshm_registry_query(&reg, &svc);
+        pshm_registry_query_best(&reg, &svc);
     struct pshm_plugin *p = pshm_registry_select(&reg, pshm_cfg.transport, err, sizeof err);
     if (!p) {
         pshm_registry_release(&reg, NULL);

@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,7 +162,8 @@ static void query_one(struct pshm_plugin *p, const pshm_core_services *svc)
     if (p->queried)
         return;
     p->queried = 1;
-    load(p);
+    if (!p->dl && !p->why[0])
+        load(p);
     if (!p->desc)
         return;
     p->why[0] = '\0';
@@ -175,6 +177,40 @@ void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc)
 {
     for (int i = 0; i < r->n; i++)
         query_one(&r->p[i], svc);
+}
+
+/* The most query() could answer, known without querying (INT_MAX: unknown). */
+static int ceiling(struct pshm_plugin *p, const pshm_core_services *svc)
+{
+    if (!p->dl && !p->why[0])
+        load(p);
+    if (!p->desc)
+        return -1; /* cannot load: its why says so */
+    if (p->desc->size < offsetof(pshm_transport_desc, max_priority) + sizeof(void *) ||
+        !p->desc->max_priority)
+        return INT_MAX;
+    return p->desc->max_priority(svc);
+}
+
+void pshm_registry_query_best(struct pshm_registry *r, const pshm_core_services *svc)
+{
+    int *cap = malloc(sizeof(int) * (size_t)(r->n ? r->n : 1));
+    for (int i = 0; i < r->n; i++)
+        cap[i] = ceiling(&r->p[i], svc);
+    int best = -1;
+    for (;;) {
+        /* The unqueried plugin with the highest ceiling goes next. */
+        int next = -1;
+        for (int i = 0; i < r->n; i++)
+            if (!r->p[i].queried && (next < 0 || cap[i] > cap[next]))
+                next = i;
+        if (next < 0 || (best >= 0 && cap[next] <= best))
+            break;
+        query_one(&r->p[next], svc);
+        if (r->p[next].usable && r->p[next].priority > best)
+            best = r->p[next].priority;
+    }
+    free(cap);
 }
 
 /* The next name of a "a, b,c" list, blanks trimmed and empty names

@@ -28,6 +28,10 @@ struct pshm_registry {
 int pshm_registry_scan(struct pshm_registry *r, const char *extra_path);
 /* Loads every plugin and runs its query() against svc. */
 void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc);
+/* Queries only as many plugins as it takes to know the best usable one:
+ * best ceiling (descriptor's max_priority) first, stopping once no
+ * unqueried plugin could beat the best found. */
+void pshm_registry_query_best(struct pshm_registry *r, const pshm_core_services *svc);
 /* The same for the plugins of a "name,name" list only, in its order,
  * stopping at the first usable one: a job that names its transport does
  * not pay for loading the others. */

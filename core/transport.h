@@ -134,6 +134,13 @@ typedef struct pshm_transport_desc {
     /* Returns 0 and the ops table, or nonzero having reported the error. */
     int (*init)(const pshm_core_services *svc, const pshm_transport_ops **ops);
     void (*fini)(void);
+    /* Appended, optional (check size): the highest priority query() could
+     * return for this job, computed without touching the network (only
+     * svc's rank, size and locality).  Lets the core skip querying a
+     * plugin that cannot beat one already found usable: querying a network
+     * plugin means probing its providers, which costs far more than the
+     * rest of shmem_init.  NULL means "unknown": always query. */
+    int (*max_priority)(const pshm_core_services *svc);
 } pshm_transport_desc;
 
 #endif

@@ -18,6 +18,8 @@
 #define FAKE_SMALL 9        /* transport-small.so: descriptor size too small */
 #define FAKE_NOQUERY 10     /* transport-noquery.so: no query function */
 #define FAKE_SILENT 11      /* transport-silent.so: query -1 without a reason */
+#define FAKE_CAPPED 12      /* ceiling/transport-capped.so: max_priority 1, query 50 */
+#define FAKE_FLOOR 13       /* ceiling/transport-floor.so: no max_priority, query 5 */
 
 #ifndef FAKE_KIND
 #error "build with -DFAKE_KIND=<n>"
@@ -73,6 +75,15 @@ EXPORT int pshm_fake_use_missing(int x) { return pshm_fake_missing_symbol(x) + 1
 #define PRIO 3
 #define NO_QUERY 1
 #define DESC "fake transport without query"
+#elif FAKE_KIND == FAKE_CAPPED
+#define NAME "capped"
+#define PRIO 50 /* contradicts its ceiling: it shows whether query ran */
+#define CEILING 1
+#define DESC "fake transport whose ceiling says it cannot win"
+#elif FAKE_KIND == FAKE_FLOOR
+#define NAME "floor"
+#define PRIO 5
+#define DESC "fake transport without a ceiling"
 #elif FAKE_KIND == FAKE_SILENT
 #define NAME "silent"
 #define PRIO -1
@@ -88,7 +99,16 @@ EXPORT int pshm_fake_use_missing(int x) { return pshm_fake_missing_symbol(x) + 1
 #define SIZE ((uint32_t)sizeof(pshm_transport_desc))
 #endif
 
-static int fake_query(const pshm_core_services *svc, char *why, size_t whylen)
+#ifdef CEILING
+static int fake_ceiling(const pshm_core_services *svc)
+{
+    (void)svc;
+    return CEILING;
+}
+#endif
+
+__attribute__((unused)) static int fake_query(const pshm_core_services *svc, char *why,
+                                              size_t whylen)
 {
     (void)svc;
 #ifdef WHY
@@ -121,6 +141,9 @@ EXPORT const pshm_transport_desc plugshmem_transport = {
 #endif
     .init = fake_init,
     .fini = fake_fini,
+#ifdef CEILING
+    .max_priority = fake_ceiling,
+#endif
 };
 
 #else /* FAKE_NOSYM */

@@ -16,7 +16,7 @@
 #include "harness.h"
 #include "registry.h"
 
-static const char *plugin_dir, *shadow_dir;
+static const char *plugin_dir, *shadow_dir, *ceiling_dir;
 static pshm_core_services svc;
 static int local_of_one[1] = {0};
 
@@ -409,14 +409,41 @@ static void test_rescan(void)
     }
 }
 
+/* Querying by ceiling: a plugin whose max_priority cannot beat a usable
+ * one already found is not queried (nor would it be selected); querying
+ * everything shows what its query would have said. */
+static void test_query_best(void)
+{
+    struct pshm_registry r;
+    char err[2048];
+    CHECK(pshm_registry_scan(&r, ceiling_dir) == 0);
+    pshm_registry_query_best(&r, &svc);
+    struct pshm_plugin *capped = get(&r, "capped"), *floor_ = get(&r, "floor");
+    CHECK(capped != NULL && floor_ != NULL);
+    if (capped && floor_) {
+        CHECK(floor_->queried && floor_->usable && floor_->priority == 5);
+        CHECKF(!capped->queried, "capped was queried although its ceiling is 1 < 5");
+        struct pshm_plugin *p = pshm_registry_select(&r, NULL, err, sizeof err);
+        CHECK(p == floor_);
+    }
+    pshm_registry_release(&r, NULL);
+
+    CHECK(pshm_registry_scan(&r, ceiling_dir) == 0);
+    pshm_registry_query(&r, &svc);
+    struct pshm_plugin *p = pshm_registry_select(&r, NULL, err, sizeof err);
+    CHECK(p && strcmp(p->name, "capped") == 0 && p->priority == 50);
+    pshm_registry_release(&r, NULL);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s PLUGIN_DIR SHADOW_DIR\n", argv[0]);
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s PLUGIN_DIR SHADOW_DIR CEILING_DIR\n", argv[0]);
         return 2;
     }
     plugin_dir = argv[1];
     shadow_dir = argv[2];
+    ceiling_dir = argv[3];
     svc.abi_version = PSHM_TRANSPORT_ABI_VERSION;
     svc.my_pe = 0;
     svc.n_pes = 1;
@@ -438,6 +465,7 @@ int main(int argc, char **argv)
         {"odd_paths", test_odd_paths},
         {"release_keep", test_release_keep},
         {"rescan", test_rescan},
+        {"query_best", test_query_best},
     };
     return RUN_TESTS(tests);
 }

@@ -642,6 +642,12 @@ static struct fi_info *pick(const pshm_core_services *svc, struct fi_info **all,
     return NULL;
 }
 
+/* On one node the shm plugin (10) is the better default. */
+static int ofi_max_priority(const pshm_core_services *svc)
+{
+    return svc->n_local == svc->n_pes ? 5 : 20;
+}
+
 static int ofi_query(const pshm_core_services *svc, char *why, size_t whylen)
 {
     struct fi_info *all;
@@ -649,8 +655,7 @@ static int ofi_query(const pshm_core_services *svc, char *why, size_t whylen)
     if (!i)
         return -1;
     fi_freeinfo(all);
-    /* On one node the shm plugin (10) is the better default. */
-    return svc->n_local == svc->n_pes ? 5 : 20;
+    return ofi_max_priority(svc);
 }
 
 /* ---- settings ------------------------------------------------------- */
@@ -1013,4 +1018,5 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .query = ofi_query,
     .init = ofi_init,
     .fini = ofi_fini,
+    .max_priority = ofi_max_priority,
 };

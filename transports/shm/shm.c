@@ -31,6 +31,11 @@ static const pshm_core_services *svc;
 static struct card *cards;
 static unsigned *locks; /* NLOCKS spinlocks shared by every PE */
 
+static int shm_max_priority(const pshm_core_services *s)
+{
+    return s->n_local == s->n_pes ? 10 : -1;
+}
+
 static int shm_query(const pshm_core_services *s, char *why, size_t whylen)
 {
     if (s->n_local != s->n_pes) {
@@ -219,4 +224,5 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .query = shm_query,
     .init = shm_init,
     .fini = shm_fini,
+    .max_priority = shm_max_priority,
 };

@@ -72,6 +72,10 @@ int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_
     default: break;
     }
     int n = t->n_pes;
+    /* PEs outnumber cores: every round of waiting costs a trip through the
+     * scheduler, so push to everyone and meet once. */
+    if (t->all_mapped && pshm_g.oversubscribed && nbytes * (size_t)n <= ((size_t)256 << 10))
+        return fcollect_linear(t, dest, src, nbytes);
     if (!(n & (n - 1)) && nbytes * (size_t)n <= ((size_t)256 << 10))
         return fcollect_rd(t, dest, src, nbytes);
     if (t->all_mapped && n <= 8)

@@ -193,6 +193,29 @@ static int reduce_rsag(struct pshm_team *t, void *dest, const void *src, size_t 
     return 0;
 }
 
+/* Every member mapped and small data: each PE stores its source into a slot
+ * of every member's scratch, all meet once, and each folds the n slots in
+ * rank order (the same order everywhere: bit-identical results).  One
+ * barrier in which each PE waits once: what matters when PEs outnumber
+ * cores.  Two scratch halves alternate; a PE can only reuse a half after
+ * the next call's barrier, which every reader of this call has passed. */
+static size_t gather_half(void) { return PSHM_COLL_SCRATCH_SIZE / 2; }
+
+static int reduce_gather(struct pshm_team *t, void *dest, const void *src, size_t count,
+                         const struct pshm_red *r)
+{
+    int n = t->n_pes, me = t->my_pe;
+    size_t bytes = count * r->esize;
+    unsigned char *buf = t->sym->scratch + (t->gather_count++ & 1) * gather_half();
+    for (int i = 0; i < n; i++)
+        coll_put(buf + (size_t)me * bytes, src, bytes, coll_wpe(t, (me + i) % n));
+    pshm_coll.barrier(t);
+    memmove(dest, buf, bytes);
+    for (int i = 1; i < n; i++)
+        r->fn(dest, buf + (size_t)i * bytes, count);
+    return 0;
+}
+
 int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t count,
                        const struct pshm_red *r)
 {
@@ -203,6 +226,11 @@ int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t 
     default: break;
     }
     size_t bytes = count * r->esize;
+    /* PEs outnumber cores: one barrier in which each PE waits once beats
+     * log2(n) rounds that each need a partner scheduled. */
+    if (t->all_mapped && pshm_g.oversubscribed && t->n_pes > 2 &&
+        bytes * (size_t)t->n_pes <= gather_half())
+        return reduce_gather(t, dest, src, count, r);
     if (bytes <= rd_buf_bytes(coll_log2_floor(t->n_pes)) || t->n_pes <= 2)
         return reduce_rd(t, dest, src, count, r);
     if (t->all_mapped || bytes >= ((size_t)t->n_pes << 16))

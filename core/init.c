@@ -172,11 +172,11 @@ static int init(int requested, int *provided, int fatal)
     pshm_g.my_pe = pshm_boot.rank;
     pshm_g.n_pes = pshm_boot.size;
     pshm_g.debug = pshm_cfg.debug;
+    pshm_g.oversubscribed = pshm_boot.n_local > sysconf(_SC_NPROCESSORS_ONLN);
     if (pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO) {
         /* With a core per PE, the PE waited for is running: spin.  With
          * more PEs than cores it may need our core: yield soon. */
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        pshm_cfg.wait_spins = pshm_boot.n_local <= cores ? 1u << 14 : 64;
+        pshm_cfg.wait_spins = pshm_g.oversubscribed ? 64 : 1u << 14;
     }
     build_services();
     svc.thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE

@@ -53,6 +53,7 @@ struct pshm_global {
     int my_pe;
     int n_pes;
     int tp_quiet; /* the transport has a quiet to call */
+    int oversubscribed; /* more PEs on this node than cores */
     int tp_progress;
 };
 

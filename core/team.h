@@ -32,6 +32,7 @@ struct pshm_team {
     uint64_t rd_count;           /* recursive-doubling chunks so far (scratch parity) */
     uint64_t ring_count;         /* ring reduce-scatter steps so far (scratch parity, credits) */
     uint64_t ctr_count;          /* counter barriers so far */
+    uint64_t gather_count;       /* gather reductions so far (scratch parity) */
     int all_mapped;              /* every member's heap is mapped here */
     int predefined;              /* world or shared: never destroyed */
     long config_mask;

@@ -91,7 +91,7 @@ def run_program():
     # symmetric buffers per type (every table entry: a generic may answer
     # for int32_t through the int32 routine when a table has no int)
     for tn, ty, sz in T.RMA:
-        out.append("static %s sym_%s[8];" % (ty, tn))
+        out.append("static %s sym_%s[8] __attribute__((unused));" % (ty, tn))
     out.append("")
     # wrappers
     for fi, (gname, tab, suffix, ret, params, args, has_ctx) in enumerate(FAMS):

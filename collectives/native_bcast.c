@@ -11,26 +11,36 @@
 
 static inline int lowbit_log(int v) { return __builtin_ctz((unsigned)v); }
 
+/* Where this PE (relative rank vr) stands in the binomial tree of a
+ * broadcast: the root copies its source into dest and sends from source;
+ * the others wait for their parent's flag and send from dest.  Returns
+ * the distance below which this PE's children lie; *from is what to send. */
+static int bino_enter(const uint64_t *bino, uint64_t v, int vr, int n, void *dest,
+                      const void *src, size_t nbytes, const void **from)
+{
+    if (vr == 0) {
+        if (dest != src)
+            memmove(dest, src, nbytes);
+        *from = src;
+        int top = 1;
+        while (top < n)
+            top <<= 1;
+        return top;
+    }
+    int k = lowbit_log(vr);
+    coll_wait(&bino[k], v);
+    *from = dest;
+    return 1 << k;
+}
+
 static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root)
 {
     int n = t->n_pes, me = t->my_pe;
     uint64_t v = PSHM_FLAG(++t->seq, 0);
     uint64_t *f = t->sym->f.bino;
     int vr = (me - root + n) % n;
-    int top; /* children are at distances below top */
-    const void *from = dest;
-    if (vr == 0) {
-        if (dest != src)
-            memmove(dest, src, nbytes);
-        from = src;
-        top = 1;
-        while (top < n)
-            top <<= 1;
-    } else {
-        int k = lowbit_log(vr);
-        coll_wait(&f[k], v);
-        top = 1 << k;
-    }
+    const void *from;
+    int top = bino_enter(f, v, vr, n, dest, src, nbytes, &from);
     for (int m = top >> 1; m >= 1; m >>= 1) {
         if (vr + m >= n)
             continue;
@@ -64,20 +74,9 @@ static int bcast_scatter_allgather(struct pshm_team *t, void *dest, const void *
     int vr = (me - root + n) % n;
     size_t bs = (nbytes + (size_t)n - 1) / (size_t)n;
     char *d = dest;
-    const char *from = dest;
-    int top;
-    if (vr == 0) {
-        if (dest != src)
-            memmove(dest, src, nbytes);
-        from = src;
-        top = 1;
-        while (top < n)
-            top <<= 1;
-    } else {
-        int k = lowbit_log(vr);
-        coll_wait(&f->bino[k], v);
-        top = 1 << k;
-    }
+    const void *from_v;
+    int top = bino_enter(f->bino, v, vr, n, dest, src, nbytes, &from_v);
+    const char *from = from_v;
     /* Scatter: child c gets the blocks of its subtree, [c, c + min(m, n - c)). */
     for (int m = top >> 1; m >= 1; m >>= 1) {
         int c = vr + m;

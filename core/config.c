@@ -28,6 +28,9 @@ static const struct var vars[] = {
      "global/static data: map (shared mapping, load/store on-node) or cma (process_vm_readv/writev)"},
     {"SHMEM_WAIT_SPINS", "auto",
      "polls before a waiting PE yields its CPU (auto: spin while PEs <= cores, else yield soon)"},
+    {"SHMEM_EMULATE_NODES", "1",
+     "split each node's PEs into N emulated nodes (PE number modulo N) to exercise multi-node "
+     "paths on one machine"},
     {"SHMEM_DEBUG", "0", "check every call's arguments and explain failures"},
     {"SHMEM_INFO", "0", "print this information on PE 0 at shmem_init"},
     {"SHMEM_VERSION", "0", "print the library version on PE 0 at shmem_init"},
@@ -206,6 +209,17 @@ int pshm_config_load(char *err, size_t errlen)
             return -1;
         }
         c.wait_spins = (unsigned)v;
+    }
+    c.emulate_nodes = 1;
+    if ((s = getenv("SHMEM_EMULATE_NODES")) && *s) {
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno || *end || v < 1 || v > 1 << 20) {
+            snprintf(err, errlen, "SHMEM_EMULATE_NODES='%s' is not a node count; use an integer >= 1", s);
+            return -1;
+        }
+        c.emulate_nodes = (int)v;
     }
     if (load_collectives(&c, err, errlen))
         return -1;

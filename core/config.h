@@ -20,6 +20,7 @@ struct pshm_config {
     int version;
     int bypass;
     unsigned wait_spins;
+    int emulate_nodes; /* >1: PEs of a node with different (PE % n) act as on other nodes */
     const char *collectives; /* collectives component: "native" */
     int coll_algo[8];        /* PSHM_COP_* -> forced algorithm (collectives/coll_algos.h), 0 auto */
 };

@@ -142,6 +142,19 @@ static void at_exit(void)
         pshmem_finalize();
 }
 
+/* SHMEM_EMULATE_NODES: keep as local only the peers of our emulated node,
+ * so that segments, routes, transports and collectives take their
+ * multi-node paths between PEs that share a machine.  Oversubscription was
+ * judged before: the cores are still shared. */
+static void emulate_nodes(struct pshm_boot *b, int nodes)
+{
+    int k = 0;
+    for (int i = 0; i < b->n_local; i++)
+        if (b->local_ranks[i] % nodes == b->rank % nodes)
+            b->local_ranks[k++] = b->local_ranks[i];
+    b->n_local = k;
+}
+
 static int init(int requested, int *provided, int fatal)
 {
     static int atexit_done;
@@ -173,6 +186,8 @@ static int init(int requested, int *provided, int fatal)
     pshm_g.n_pes = pshm_boot.size;
     pshm_g.debug = pshm_cfg.debug;
     pshm_g.oversubscribed = pshm_boot.n_local > sysconf(_SC_NPROCESSORS_ONLN);
+    if (pshm_cfg.emulate_nodes > 1)
+        emulate_nodes(&pshm_boot, pshm_cfg.emulate_nodes);
     if (pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO) {
         /* With a core per PE, the PE waited for is running: spin.  With
          * more PEs than cores it may need our core: yield soon. */

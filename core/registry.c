@@ -42,6 +42,10 @@ static struct pshm_plugin *find(struct pshm_registry *r, const char *name)
 
 static void load(struct pshm_plugin *p)
 {
+    /* libfabric pulls in libpsm_infinipath, whose constructor installs a
+     * SIGSEGV handler that prints a backtrace and then blocks: a PE that
+     * crashes would hang the job instead of dying. */
+    setenv("IPATH_NO_BACKTRACE", "1", 0);
     dlerror();
     p->dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
     if (!p->dl) {

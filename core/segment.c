@@ -231,8 +231,8 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
             goto out;
         }
         if (!all[r].heap_name[0]) {
-            pshm_error("PE %d on this node did not share its heap: SHMEM_BYPASS differs between "
-                       "PEs?",
+            pshm_error("PE %d on this node did not share its heap: SHMEM_BYPASS or "
+                       "SHMEM_EMULATE_NODES differs between PEs?",
                        r);
             goto out;
         }

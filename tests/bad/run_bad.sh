@@ -341,6 +341,15 @@ if have_oshrun; then
         expect_match err "PE 1 \(pid [0-9]+\) killed by signal 11 \((Segmentation fault|SIGSEGV)"
         expect_none out "not reached"
     done
+    # The same over libfabric, which loads libpsm_infinipath: its SIGSEGV
+    # handler blocks after printing unless the core turns it off.
+    if [ -e "$BUILD/transports/ofi/transport-ofi.so" ]; then
+        ENVS=(SHMEM_TRANSPORT=ofi "FI_PROVIDER=tcp;ofi_rxm")
+        run "PE 1 SIGSEGV over ofi np=2" 2 "$P/bad_segv" 1
+        expect_status 139
+        expect_once err "killed by signal"
+        expect_match err "PE 1 \(pid [0-9]+\) killed by signal 11"
+    fi
     ENVS=()
     run "PE 0 SIGSEGV np=1" 1 "$P/bad_segv" 0
     expect_status 139

@@ -200,18 +200,21 @@ int main(int argc, char **argv)
         CHECK(shmem_ptr(h, bad[i]) == NULL, "shmem_ptr(heap, %d)", bad[i]);
     }
 
-    /* shmem_ptr: every PE of the job is on this node */
+    /* shmem_ptr: every PE of the job is on this node, in one of
+     * SHMEM_EMULATE_NODES emulated nodes (PE number modulo the count). */
     check_stage("shmem_ptr");
+    const char *en = getenv("SHMEM_EMULATE_NODES");
+    int nodes = en && atoi(en) > 1 ? atoi(en) : 1;
+    int bypass = getenv("SHMEM_BYPASS") == NULL || strcmp(getenv("SHMEM_BYPASS"), "0") != 0;
     for (int q = 0; q < MAXPE; q++)
         h[q] = g_bss[q] = g_static[q] = -1;
     shmem_barrier_all();
     for (int q = 0; q < np; q++) {
         long *ph = shmem_ptr(h, q), *pg = shmem_ptr(g_bss, q), *ps = shmem_ptr(g_static, q);
         /* Load/store must work for exactly the PEs of SHMEM_TEAM_SHARED: all
-         * of this node, or only this PE when SHMEM_BYPASS=0. */
+         * of this (emulated) node, or only this PE when SHMEM_BYPASS=0. */
         int shared = shmem_team_translate_pe(SHMEM_TEAM_WORLD, q, SHMEM_TEAM_SHARED) >= 0;
-        CHECK(q == me || shared == (getenv("SHMEM_BYPASS") == NULL ||
-                                    strcmp(getenv("SHMEM_BYPASS"), "0") != 0),
+        CHECK(q == me || shared == (bypass && q % nodes == me % nodes),
               "PE %d %s SHMEM_TEAM_SHARED", q, shared ? "is in" : "is not in");
         if (!shared) {
             CHECK(ph == NULL, "shmem_ptr(heap, %d) is not NULL for a PE outside SHMEM_TEAM_SHARED", q);

@@ -92,9 +92,12 @@ PSHM_INLINE void pshm_put(const char *routine, struct pshm_ctx *c, void *dst, co
                           size_t n, int pe)
 {
     uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
-    char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
-        pshm_copy(b + off, src, n);
+    if (PSHM_LIKELY(off < pshm_g.heap_fast_len)) {
+        char *b = pshm_g.peer[pe].base[PSHM_SEG_HEAP];
+        if (PSHM_LIKELY(b != NULL))
+            pshm_copy(b + off, src, n);
+        else if (n) /* another node, or the bypass is off: straight to the transport */
+            pshm_g.tp->put(c->t, pe, PSHM_SEG_HEAP, off, src, n);
         return;
     }
     pshm_put_slow(routine, c, dst, src, n, pe, 0);
@@ -104,9 +107,12 @@ PSHM_INLINE void pshm_get(const char *routine, struct pshm_ctx *c, void *dst, co
                           size_t n, int pe)
 {
     uintptr_t off = (uintptr_t)src - pshm_g.heap_lo;
-    char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
-        pshm_copy(dst, b + off, n);
+    if (PSHM_LIKELY(off < pshm_g.heap_fast_len)) {
+        const char *b = pshm_g.peer[pe].base[PSHM_SEG_HEAP];
+        if (PSHM_LIKELY(b != NULL))
+            pshm_copy(dst, b + off, n);
+        else if (n)
+            pshm_g.tp->get(c->t, pe, PSHM_SEG_HEAP, off, dst, n);
         return;
     }
     pshm_get_slow(routine, c, dst, src, n, pe, 0);

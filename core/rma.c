@@ -22,6 +22,13 @@ static int seg_or_die(const char *routine, const void *addr, size_t *off)
 void pshm_put_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n,
                    int pe, int nbi)
 {
+    /* A heap word of a PE not mapped here (heap_fast_len is 0 under
+     * SHMEM_DEBUG, which takes the checking path below). */
+    uintptr_t hoff = (uintptr_t)dst - pshm_g.heap_lo;
+    if (PSHM_LIKELY(hoff < pshm_g.heap_fast_len && !pshm_g.peer[pe].base[PSHM_SEG_HEAP] && n)) {
+        (nbi ? pshm_g.tp->put_nbi : pshm_g.tp->put)(c->t, pe, PSHM_SEG_HEAP, hoff, src, n);
+        return;
+    }
     if (pshm_g.debug)
         pshm_check_pe(routine, pe);
     if (!n)

@@ -93,6 +93,7 @@ static struct {
     struct fid_mr *mr[PSHM_NSEGS];
     struct rseg *peer;  /* [pe * PSHM_NSEGS + seg] */
     size_t inject;      /* fi_inject_write up to this size */
+    size_t inject_fast; /* ... and with no completion flags needed: inject, else 0 */
     size_t max_msg;     /* one fi_write/fi_read moves at most this */
     uint64_t put_flags; /* FI_DELIVERY_COMPLETE where puts need it */
     uint64_t amo_flags; /* the same for non-fetching atomics */
@@ -121,7 +122,10 @@ static inline void cpu_relax(void)
 #endif
 }
 
-static inline void lock(unsigned *l)
+static inline int trylock(unsigned *l) { return !__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE); }
+
+/* Out of line so that the callers' fast paths stay short. */
+__attribute__((noinline)) static void lock_wait(unsigned *l)
 {
     unsigned spins = 0;
     while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
@@ -133,7 +137,11 @@ static inline void lock(unsigned *l)
         }
 }
 
-static inline int trylock(unsigned *l) { return !__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE); }
+static inline void lock(unsigned *l)
+{
+    if (UNLIKELY(!trylock(l)))
+        lock_wait(l);
+}
 static inline void unlock(unsigned *l) { __atomic_store_n(l, 0u, __ATOMIC_RELEASE); }
 
 #define CTX(t) ((t) ? (struct octx *)(t) : &dflt)
@@ -284,12 +292,32 @@ static inline int put_issue(struct octx *c, int pe, int seg, size_t off, const v
     return 1;
 }
 
+/* The common case kept short: a small put the provider takes at once, with
+ * nothing to wait for.  Returns 0 if put_issue must do it. */
+static inline int put_inject(struct octx *c, int pe, int seg, size_t off, const void *src,
+                             size_t len)
+{
+    const struct rseg *r = rseg(pe, seg);
+    if (UNLIKELY(len > g.inject_fast) ||
+        UNLIKELY(fi_inject_write(c->ep, src, len, (fi_addr_t)pe, r->addr + off, r->key)))
+        return 0;
+    c->issued++;
+    return 1;
+}
+
+__attribute__((noinline)) static void put_rest(struct octx *c, int pe, int seg, size_t off,
+                                               const void *src, size_t len)
+{
+    if (put_issue(c, pe, seg, off, src, len))
+        wait_all(c);
+}
+
 static void ofi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
 {
     struct octx *c = CTX(t);
     ENTER(c);
-    if (put_issue(c, pe, seg, off, src, len))
-        wait_all(c);
+    if (UNLIKELY(!put_inject(c, pe, seg, off, src, len)))
+        put_rest(c, pe, seg, off, src, len);
     LEAVE(c);
 }
 
@@ -299,7 +327,8 @@ static void ofi_put_nbi(pshm_tctx t, int pe, int seg, size_t off, const void *sr
 {
     struct octx *c = CTX(t);
     ENTER(c);
-    put_issue(c, pe, seg, off, src, len);
+    if (UNLIKELY(!put_inject(c, pe, seg, off, src, len)))
+        put_issue(c, pe, seg, off, src, len);
     LEAVE(c);
 }
 
@@ -391,7 +420,7 @@ static void ofi_amo(pshm_tctx t, int pe, int seg, size_t off, int op, int type,
 
 /* A fetching atomic read from each PE that got non-fetching atomics: the
  * target serves its queue in order, so the answer means they are applied. */
-static void flush(struct octx *c)
+__attribute__((noinline)) static void flush(struct octx *c)
 {
     for (int i = 0; i < c->ndirty; i++) {
         int pe = c->dirty[i];
@@ -409,9 +438,9 @@ static void ofi_quiet(pshm_tctx t)
 {
     struct octx *c = CTX(t);
     ENTER(c);
-    if (c->ndirty)
+    if (UNLIKELY(c->ndirty))
         flush(c);
-    else
+    else if (fi_cntr_read(c->cntr) < c->issued)
         wait_all(c);
     LEAVE(c);
 }
@@ -891,6 +920,7 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     }
     /* The endpoint's default completion level for fi_write/fi_read. */
     g.info->tx_attr->op_flags = g.put_flags;
+    g.inject_fast = g.put_flags ? 0 : g.inject;
 
     int rc;
     const char *what;

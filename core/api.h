@@ -25,24 +25,12 @@ int pshm_ctx_pe_check(struct pshm_ctx *c, const char *routine, int pe) PSHM_HIDD
 
 PSHM_INLINE void pshm_put_nbi(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
 {
-    uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
-    char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
-        pshm_copy(b + off, src, n);
-        return;
-    }
-    pshm_put_slow(routine, c, dst, src, n, pe, 1);
+    pshm_rma(routine, c, dst, src, n, pe, 1, 1);
 }
 
 PSHM_INLINE void pshm_get_nbi(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
 {
-    uintptr_t off = (uintptr_t)src - pshm_g.heap_lo;
-    char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
-        pshm_copy(dst, b + off, n);
-        return;
-    }
-    pshm_get_slow(routine, c, dst, src, n, pe, 1);
+    pshm_rma(routine, c, dst, src, n, pe, 0, 1);
 }
 
 /* iput/iget/ibput/ibget: nblocks blocks of bsize elements; block i is at

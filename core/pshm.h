@@ -88,34 +88,37 @@ PSHM_INLINE void pshm_copy(void *d, const void *s, size_t n)
     memcpy(d, s, n);
 }
 
-PSHM_INLINE void pshm_put(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
-                          size_t n, int pe)
+/* Put (put=1) or get, blocking or not (nbi=1; both constants at every call
+ * site).  A heap address of a mapped PE is a copy; of an unmapped one (on
+ * another node, or with the bypass off) a direct call into the transport;
+ * anything else (global data, SHMEM_DEBUG, bad addresses) the slow path. */
+PSHM_INLINE void pshm_rma(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
+                          size_t n, int pe, int put, int nbi)
 {
-    uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
+    uintptr_t off = (uintptr_t)(put ? dst : src) - pshm_g.heap_lo;
     if (PSHM_LIKELY(off < pshm_g.heap_fast_len)) {
         char *b = pshm_g.peer[pe].base[PSHM_SEG_HEAP];
         if (PSHM_LIKELY(b != NULL))
-            pshm_copy(b + off, src, n);
-        else if (n) /* another node, or the bypass is off: straight to the transport */
-            pshm_g.tp->put(c->t, pe, PSHM_SEG_HEAP, off, src, n);
+            pshm_copy(put ? b + off : dst, put ? src : b + off, n);
+        else if (n && put)
+            (nbi ? pshm_g.tp->put_nbi : pshm_g.tp->put)(c->t, pe, PSHM_SEG_HEAP, off, src, n);
+        else if (n)
+            (nbi ? pshm_g.tp->get_nbi : pshm_g.tp->get)(c->t, pe, PSHM_SEG_HEAP, off, dst, n);
         return;
     }
-    pshm_put_slow(routine, c, dst, src, n, pe, 0);
+    (put ? pshm_put_slow : pshm_get_slow)(routine, c, dst, src, n, pe, nbi);
+}
+
+PSHM_INLINE void pshm_put(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
+                          size_t n, int pe)
+{
+    pshm_rma(routine, c, dst, src, n, pe, 1, 0);
 }
 
 PSHM_INLINE void pshm_get(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
                           size_t n, int pe)
 {
-    uintptr_t off = (uintptr_t)src - pshm_g.heap_lo;
-    if (PSHM_LIKELY(off < pshm_g.heap_fast_len)) {
-        const char *b = pshm_g.peer[pe].base[PSHM_SEG_HEAP];
-        if (PSHM_LIKELY(b != NULL))
-            pshm_copy(dst, b + off, n);
-        else if (n)
-            pshm_g.tp->get(c->t, pe, PSHM_SEG_HEAP, off, dst, n);
-        return;
-    }
-    pshm_get_slow(routine, c, dst, src, n, pe, 0);
+    pshm_rma(routine, c, dst, src, n, pe, 0, 0);
 }
 
 /* Where a symmetric address lives in PE pe's memory, if mapped here;

@@ -91,6 +91,16 @@ __attribute__((noinline)) void raw_put_quiet_loop(long n)
     }
 }
 
+__attribute__((noinline)) void raw_put_nbi_loop(long n, long window)
+{
+    static long src = 42;
+    for (long i = 0; i < n; i += window) {
+        for (long j = 0; j < window; j++)
+            put8(&src, (uint64_t)(j & 63) * 8);
+        wait_cntr();
+    }
+}
+
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? atol(argv[1]) : 20000;
@@ -177,13 +187,9 @@ int main(int argc, char **argv)
         double t0 = now();
         raw_put_quiet_loop(iters);
         double lat = (now() - t0) / (double)iters * 1e6;
-        static long src = 42;
+        raw_put_nbi_loop(window * 4, window);
         t0 = now();
-        for (long i = 0; i < iters * 4; i += window) {
-            for (long j = 0; j < window; j++)
-                put8(&src, (uint64_t)(j & 63) * 8);
-            wait_cntr();
-        }
+        raw_put_nbi_loop(iters * 4, window);
         double rate = (double)(iters * 4) / (now() - t0) / 1e6;
         printf("raw %-10s put8+wait  %8.3f us   inject8  %8.3f Mmsg/s\n",
                info->fabric_attr->prov_name, lat, rate);

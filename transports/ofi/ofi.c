@@ -99,6 +99,7 @@ static struct {
     uint64_t amo_flags; /* the same for non-fetching atomics */
     int amo_flush;      /* instead, quiet reads back from each PE atomics went to */
     int manual;         /* the provider progresses only when called */
+    int rxd;            /* an ofi_rxd stack: see rxd_prime() */
     int thread_level;
     pthread_t thread;
     int thread_on;
@@ -225,15 +226,25 @@ static inline void drive(struct octx *c, unsigned *spins)
         cpu_relax();
 }
 
-/* Wait until everything c issued has completed. */
+/* Wait until everything c issued has completed.  One counter read per
+ * turn: on tcp every read is a trip through the sockets, and a second one
+ * per turn delayed seeing the completion by about a microsecond. */
 static void wait_all(struct octx *c)
 {
     unsigned spins = 0;
     __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
-    /* An operation that fails bumps the error count instead, which drive()
-     * reports: the loop cannot spin forever on a failure. */
-    while (fi_cntr_read(c->cntr) < c->issued)
-        drive(c, &spins);
+    while (fi_cntr_read(c->cntr) < c->issued) {
+        /* A failed operation bumps the error count instead: look now and
+         * then, so that the loop cannot spin forever on a failure. */
+        if (UNLIKELY((spins & 63) == 0) && UNLIKELY(fi_cntr_readerr(c->cntr)))
+            op_error(c);
+        if (c != &dflt)
+            progress_target();
+        if (++spins > 200)
+            sched_yield();
+        else
+            cpu_relax();
+    }
 }
 
 /* Issue with retries while the provider's queues are full. */
@@ -363,6 +374,40 @@ static void ofi_get_nbi(pshm_tctx t, int pe, int seg, size_t off, void *dst, siz
     LEAVE(c);
 }
 
+/* ofi_rxd (libfabric 1.17 at least) sends a fetching or compare atomic
+ * with a "segment count" it never sets: the one left in its tx entry by
+ * the previous operation that used that entry, 0 in a fresh one.  The
+ * target takes any count but 1 for a multi-packet transfer and links its
+ * reply entry into a second list while it is still on the peer's tx list;
+ * the next walk of that list follows freed memory (segfault in
+ * rxd_start_xfer, or a reply completed twice).  Every other operation sets
+ * the count, to 1 when it fits in one packet.  So: on rxd, no RMA call
+ * moves more than inject_size bytes (g.max_msg), which keeps every count
+ * at 1, and each new endpoint has all its tx entries used once by such a
+ * call before any atomic: as many 8-byte reads as it accepts at once
+ * (tx entries come from an indexed pool, lowest free index first, and the
+ * provider refuses with -FI_EAGAIN when all are in use), from this PE's
+ * own heap so that no other PE has to be progressing. */
+static void rxd_prime(struct octx *c)
+{
+    const struct rseg *r = rseg(g.svc->my_pe, PSHM_SEG_HEAP);
+    size_t n = 0;
+    for (;;) {
+        ssize_t rc = fi_read(c->ep, &c->scratch, sizeof c->scratch, NULL,
+                             (fi_addr_t)g.svc->my_pe, r->addr, r->key, NULL);
+        if (rc == -FI_EAGAIN)
+            break;
+        if (rc)
+            fail("fi_read", rc);
+        c->issued++;
+        if (++n >= 65536) /* the pool's limit: cannot be reached */
+            break;
+    }
+    wait_all(c);
+    if (env(g.svc, "SHMEM_OFI_VERBOSE") && g.svc->my_pe == 0)
+        fprintf(stderr, "ofi transport: primed %zu tx entries of an rxd endpoint\n", n);
+}
+
 /* ---- AMO ------------------------------------------------------------ */
 
 static const enum fi_op amo_fiop[PSHM_AMO_NOPS] = {
@@ -442,6 +487,8 @@ static void ofi_quiet(pshm_tctx t)
         flush(c);
     else if (fi_cntr_read(c->cntr) < c->issued)
         wait_all(c);
+    else if (c == &dflt) /* that read served the target endpoint: the thread may rest */
+        __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
     LEAVE(c);
 }
 
@@ -552,6 +599,8 @@ static int ofi_ctx_create(long options, pshm_tctx *out)
         return -1;
     }
     c->locked = g.thread_level == THREAD_MULTIPLE && !(options & (CTX_PRIVATE | CTX_SERIALIZED));
+    if (g.rxd)
+        rxd_prime(c);
     *out = c;
     return 0;
 }
@@ -568,16 +617,27 @@ static void ofi_ctx_destroy(pshm_tctx t)
 
 /* ---- progress thread ------------------------------------------------ */
 
+/* While the program keeps calling the library the thread has nothing to
+ * do, and its wake-ups alone (two context switches each, on cores the PEs
+ * may share) cost latency: it sleeps up to PROGRESS_BACKOFF intervals then,
+ * and returns to one interval as soon as it finds the program away. */
+#define PROGRESS_BACKOFF 16u
+
 static void *progress_main(void *arg)
 {
     (void)arg;
-    struct timespec ts = {.tv_sec = g.interval_us / 1000000u,
-                          .tv_nsec = (long)(g.interval_us % 1000000u) * 1000};
+    unsigned mult = 1;
     while (!__atomic_load_n(&g.thread_stop, __ATOMIC_ACQUIRE)) {
+        unsigned long us = (unsigned long)g.interval_us * mult;
+        struct timespec ts = {.tv_sec = (time_t)(us / 1000000u),
+                              .tv_nsec = (long)(us % 1000000u) * 1000};
         nanosleep(&ts, NULL);
-        /* The program is calling us: it progresses by itself. */
-        if (__atomic_exchange_n(&g.poked, 0, __ATOMIC_RELAXED))
+        if (__atomic_exchange_n(&g.poked, 0, __ATOMIC_RELAXED)) {
+            if (mult < PROGRESS_BACKOFF)
+                mult *= 2;
             continue;
+        }
+        mult = 1;
         lock(&dflt.lock);
         poll_ep(&dflt);
         unlock(&dflt.lock);
@@ -897,6 +957,9 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     g.max_msg = g.info->ep_attr->max_msg_size ? g.info->ep_attr->max_msg_size : SIZE_MAX;
     if (g.max_msg > ((size_t)1 << 30))
         g.max_msg = (size_t)1 << 30;
+    g.rxd = strstr(g.prov, "ofi_rxd") != NULL;
+    if (g.rxd && g.inject >= sizeof(uint64_t) && g.max_msg > g.inject)
+        g.max_msg = g.inject; /* see rxd_prime() */
     g.manual = g.info->domain_attr->data_progress == FI_PROGRESS_MANUAL ||
                g.info->domain_attr->control_progress == FI_PROGRESS_MANUAL;
 
@@ -982,6 +1045,8 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
         }
     }
     free(cards);
+    if (g.rxd)
+        rxd_prime(&dflt);
 
     dflt.locked = g.thread_level == THREAD_MULTIPLE;
     int thread = want_thread >= 0 ? want_thread : g.manual;

@@ -695,6 +695,28 @@ static struct fi_info *make_hints(const pshm_core_services *svc)
     return h;
 }
 
+/* ofi_rxd (libfabric 1.17) sends up to FI_OFI_RXD_MAX_UNACKED (default
+ * 128) packets of up to ~1.3 KB to each peer before waiting for an ack.
+ * With 7 peers sending at once that overflows a receiving UDP socket's
+ * default buffer (net.core.rmem_default 212992: measured ~36000 drops in
+ * 40 s, 8 PEs), and rxd does not always recover from the losses: a
+ * write is never acknowledged (the sender's counter stays short for good:
+ * hang) or an older write's data is left in place of a newer one's after
+ * quiet (wrong data).  A window that keeps all peers' packets within the
+ * buffer (~96 in all) avoids the drops.  Set before the first fi_getinfo,
+ * which is when rxd reads it; a user's setting wins.  Only rxd reads it. */
+static void rxd_window(const pshm_core_services *svc)
+{
+    if (getenv("FI_OFI_RXD_MAX_UNACKED"))
+        return;
+    int peers = svc->n_pes > 1 ? svc->n_pes - 1 : 1;
+    int w = 96 / peers;
+    w = w < 8 ? 8 : w > 64 ? 64 : w;
+    char v[16];
+    snprintf(v, sizeof v, "%d", w);
+    setenv("FI_OFI_RXD_MAX_UNACKED", v, 0);
+}
+
 /* Picks the first usable entry; returns it (owned by *all) or NULL. */
 static struct fi_info *pick(const pshm_core_services *svc, struct fi_info **all, char *why,
                             size_t whylen)
@@ -704,6 +726,7 @@ static struct fi_info *pick(const pshm_core_services *svc, struct fi_info **all,
         snprintf(why, whylen, "out of memory");
         return NULL;
     }
+    rxd_window(svc);
     int rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, all);
     const char *p = env(svc, "SHMEM_OFI_PROVIDER");
     const char *fp = getenv("FI_PROVIDER");

@@ -76,7 +76,7 @@ static inline void coll_put(void *dst, const void *src, size_t n, int wpe)
         memmove(p, src, n);
         return;
     }
-    pshm_put_slow(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 0);
+    pshm_rma(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 1, 0);
     pshm_coll_pending = 1;
 }
 
@@ -90,7 +90,7 @@ static inline void coll_get(void *dst, const void *src, size_t n, int wpe)
         memmove(dst, p, n);
         return;
     }
-    pshm_get_slow(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 0);
+    pshm_rma(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 0, 0);
 }
 
 /* Stores v into world PE wpe's copy of the flag, after everything this PE

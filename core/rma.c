@@ -22,13 +22,6 @@ static int seg_or_die(const char *routine, const void *addr, size_t *off)
 void pshm_put_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n,
                    int pe, int nbi)
 {
-    /* A heap word of a PE not mapped here (heap_fast_len is 0 under
-     * SHMEM_DEBUG, which takes the checking path below). */
-    uintptr_t hoff = (uintptr_t)dst - pshm_g.heap_lo;
-    if (PSHM_LIKELY(hoff < pshm_g.heap_fast_len && !pshm_g.peer[pe].base[PSHM_SEG_HEAP] && n)) {
-        (nbi ? pshm_g.tp->put_nbi : pshm_g.tp->put)(c->t, pe, PSHM_SEG_HEAP, hoff, src, n);
-        return;
-    }
     if (pshm_g.debug)
         pshm_check_pe(routine, pe);
     if (!n)
@@ -116,7 +109,7 @@ void pshm_put_signal_slow(const char *routine, struct pshm_ctx *c, void *dst, co
                    routine, sig_op);
     if (pshm_g.debug && ((uintptr_t)sig & 7))
         pshm_fatal("%s: sig_addr %p is not aligned to 8 bytes", routine, (void *)sig);
-    pshm_put_slow(routine, c, dst, src, n, pe, nbi);
+    pshm_rma(routine, c, dst, src, n, pe, 1, nbi);
     /* The signal must not overtake the data: order them as a fence does. */
     atomic_thread_fence(memory_order_release);
     if (pshm_g.tp->fence)

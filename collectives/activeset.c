@@ -36,9 +36,10 @@ static void sync_set(const char *routine, int me, int start, int logstride, int 
     for (int k = 0, d = 1; d < size; k++, d <<= 1) {
         int to = as_pe(start, logstride, (me + d) % size);
         pshm_amo_n64(routine, &pshm_ctx_default, &pSync[k], to, PSHM_AMO_ADD, 1);
-        unsigned spins = 0;
+        struct pshm_wait w = {0};
         while (__atomic_load_n(&pSync[k], __ATOMIC_ACQUIRE) < SHMEM_SYNC_VALUE + 1)
-            pshm_wait_step(&spins);
+            pshm_wait_step(&w, &pSync[k], 1);
+        pshm_wait_end(&w);
         /* Fetching, so that it is complete (pSync restored) on return. */
         (void)pshm_amo_f64(routine, &pshm_ctx_default, &pSync[k], pshm_g.my_pe, PSHM_AMO_ADD,
                            (uint64_t)-1, 0);

@@ -103,7 +103,10 @@ static inline void coll_signal(uint64_t *flag, uint64_t v, int wpe)
             pshm_quiet(&pshm_ctx_default);
             pshm_coll_pending = 0;
         }
-        __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
+        /* Sequentially consistent, so that the look at the receiver's
+         * sleepers comes after the store (see pshm_wake_check). */
+        __atomic_store_n((uint64_t *)p, v, __ATOMIC_SEQ_CST);
+        pshm_wake_check(wpe, flag);
         return;
     }
     if (pshm_g.tp->fence)
@@ -119,10 +122,11 @@ static inline void coll_wait(const uint64_t *flag, uint64_t v)
 {
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= v)
         return;
-    unsigned spins = 0;
+    struct pshm_wait w = {0};
     do
-        pshm_wait_step(&spins);
+        pshm_wait_step(&w, flag, 1);
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < v);
+    pshm_wait_end(&w);
 }
 
 /* Completes this PE's transfers (before a barrier that announces them). */

@@ -45,6 +45,8 @@ void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, i
     char *b = pshm_g.peer[pe].amo[s];
     if (b) {
         cpu_amo(b + off, op, type, operand, compare, fetch);
+        if (!fetch) /* as on the fast path: a non-fetching AMO may be a signal */
+            pshm_wake_check(pe, dst);
         return;
     }
     pshm_g.tp->amo(c->t, pe, s, off, op, type, operand, compare, fetch, nbi);

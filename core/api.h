@@ -85,6 +85,10 @@ static inline double pshm_from_bits_double(uint64_t u)
         r_;                                                                                        \
     })
 
+/* Fetching (f), non-fetching (n) and non-blocking fetching (nbi) AMOs.
+ * Only n wakes a sleeping target: set, add, inc and the bitwise ops are
+ * what signals a waiter, while fetching ones (counters, swaps, users'
+ * locks) keep their short path and are seen within SHMEM_WAIT_SLEEP. */
 #define PSHM_DEFINE_AMO(W, TCODE)                                                                  \
     PSHM_INLINE uint##W##_t pshm_amo_f##W(const char *routine, struct pshm_ctx *c, void *dest,    \
                                           int pe, int op, uint##W##_t v, uint##W##_t cmp)          \
@@ -102,6 +106,7 @@ static inline double pshm_from_bits_double(uint64_t u)
         uint##W##_t *p = (uint##W##_t *)pshm_amo_addr(dest, pe);                                   \
         if (PSHM_LIKELY(p != NULL)) {                                                              \
             (void)PSHM_CPU_AMO(p, op, v, 0);                                                       \
+            pshm_wake_check(pe, dest);                                                             \
             return;                                                                                \
         }                                                                                          \
         pshm_amo_slow(routine, c, dest, pe, op, TCODE, &v, NULL, NULL, 0);                                  \
@@ -127,8 +132,8 @@ void pshm_put_signal_slow(const char *routine, struct pshm_ctx *c, void *dst, co
                           size_t n, uint64_t *sig, uint64_t signal, int sig_op, int pe,
                           int nbi) PSHM_HIDDEN;
 
-/* On-node: the data, then the signal with release order, so a PE that sees
- * the signal sees the data. */
+/* On-node: the data, then the signal (ordered after the data), then the
+ * wake check, which the signal's sequential consistency orders after it. */
 PSHM_INLINE void pshm_put_signal(const char *routine, struct pshm_ctx *c, void *dst,
                                  const void *src, size_t n, uint64_t *sig, uint64_t signal,
                                  int sig_op, int pe, int nbi)
@@ -140,11 +145,13 @@ PSHM_INLINE void pshm_put_signal(const char *routine, struct pshm_ctx *c, void *
                     (s = (uint64_t *)pshm_amo_addr(sig, pe)))) {
         pshm_copy(b + off, src, n);
         if (sig_op == SHMEM_SIGNAL_SET) {
-            __atomic_store_n(s, signal, __ATOMIC_RELEASE);
+            __atomic_store_n(s, signal, __ATOMIC_SEQ_CST);
+            pshm_wake_check(pe, sig);
             return;
         }
         if (sig_op == SHMEM_SIGNAL_ADD) {
-            __atomic_fetch_add(s, signal, __ATOMIC_RELEASE);
+            __atomic_fetch_add(s, signal, __ATOMIC_SEQ_CST);
+            pshm_wake_check(pe, sig);
             return;
         }
     }
@@ -174,9 +181,10 @@ void pshm_bad_cmp(const char *routine, int cmp) PSHM_HIDDEN __attribute__((noret
 
 #define PSHM_WAIT_UNTIL(T, routine, ivar, cmp, value)                                              \
     do {                                                                                           \
-        unsigned spins_ = 0;                                                                       \
+        struct pshm_wait w_ = {0};                                                                 \
         while (!PSHM_CMP(routine, PSHM_LOAD((T *)(ivar)), cmp, (T)(value)))                        \
-            pshm_wait_step(&spins_);                                                               \
+            pshm_wait_step(&w_, (ivar), 1);                                                        \
+        pshm_wait_end(&w_);                                                                        \
     } while (0)
 
 #define PSHM_TEST(T, routine, ivar, cmp, value)                                                    \
@@ -201,7 +209,7 @@ size_t pshm_any_start(size_t nelems) PSHM_HIDDEN;
         const T *vals_ = (values);                                                                 \
         size_t res_ = 0, active_ = 0;                                                              \
         size_t start_ = kind == PSHM_SET_ANY ? pshm_any_start(nelems) : 0;                         \
-        unsigned spins_ = 0;                                                                       \
+        struct pshm_wait w_ = {0};                                                                 \
         for (size_t i_ = 0; i_ < (nelems); i_++)                                                   \
             active_ += !(status) || !(status)[i_];                                                 \
         if (kind == PSHM_SET_ANY)                                                                  \
@@ -242,8 +250,9 @@ size_t pshm_any_start(size_t nelems) PSHM_HIDDEN;
                     res_ = 0;                                                                      \
                 break;                                                                             \
             }                                                                                      \
-            pshm_wait_step(&spins_);                                                               \
+            pshm_wait_step(&w_, (ivars), (nelems));                                                \
         }                                                                                          \
+        pshm_wait_end(&w_);                                                                        \
         atomic_thread_fence(memory_order_acquire);                                                 \
         res_;                                                                                      \
     })

@@ -27,7 +27,11 @@ static const struct var vars[] = {
     {"SHMEM_GLOBALS", "map",
      "global/static data: map (shared mapping, load/store on-node) or cma (process_vm_readv/writev)"},
     {"SHMEM_WAIT_SPINS", "auto",
-     "polls before a waiting PE yields its CPU (auto: spin while PEs <= cores, else yield soon)"},
+     "polls before a waiting PE gives up its CPU (auto: 16384 while PEs <= cores, else 64); it "
+     "then yields for 100 us, then sleeps"},
+    {"SHMEM_WAIT_SLEEP", "500",
+     "longest sleep of a waiting PE in microseconds: how late it may see a write that cannot "
+     "wake it (a plain put, a fetching AMO, another node); 0: never sleep, only yield"},
     {"SHMEM_EMULATE_NODES", "1",
      "split each node's PEs into N emulated nodes (PE number modulo N) to exercise multi-node "
      "paths on one machine"},
@@ -209,6 +213,19 @@ int pshm_config_load(char *err, size_t errlen)
             return -1;
         }
         c.wait_spins = (unsigned)v;
+    }
+    c.wait_sleep_us = PSHM_WAIT_SLEEP_DEFAULT;
+    if ((s = getenv("SHMEM_WAIT_SLEEP")) && *s) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(s, &end, 10);
+        if (errno || *end || *s == '-' || v > 1000000ul) {
+            snprintf(err, errlen,
+                     "SHMEM_WAIT_SLEEP='%s' is not a duration; use microseconds, an integer from 0 "
+                     "to 1000000", s);
+            return -1;
+        }
+        c.wait_sleep_us = (unsigned)v;
     }
     c.emulate_nodes = 1;
     if ((s = getenv("SHMEM_EMULATE_NODES")) && *s) {

@@ -8,6 +8,7 @@
 
 #define PSHM_DEFAULT_HEAP_SIZE ((size_t)256 << 20) /* the one place the default lives */
 #define PSHM_WAIT_SPINS_AUTO (~0u) /* decided at init from PEs per core */
+#define PSHM_WAIT_SLEEP_DEFAULT 500u /* microseconds */
 #define PSHM_MAX_HEAP_SIZE ((size_t)64 << 40)     /* keeps size arithmetic far from overflow */
 
 struct pshm_config {
@@ -20,6 +21,7 @@ struct pshm_config {
     int version;
     int bypass;
     unsigned wait_spins;
+    unsigned wait_sleep_us; /* longest futex sleep of a wait; 0: never sleep, yield */
     int emulate_nodes; /* >1: PEs of a node with different (PE % n) act as on other nodes */
     const char *collectives; /* collectives component: "native" */
     int coll_algo[8];        /* PSHM_COP_* -> forced algorithm (collectives/coll_algos.h), 0 auto */

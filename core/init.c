@@ -190,7 +190,7 @@ static int init(int requested, int *provided, int fatal)
         emulate_nodes(&pshm_boot, pshm_cfg.emulate_nodes);
     if (pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO) {
         /* With a core per PE, the PE waited for is running: spin.  With
-         * more PEs than cores it may need our core: yield soon. */
+         * more PEs than cores it may need our core: sleep soon. */
         pshm_cfg.wait_spins = pshm_g.oversubscribed ? 64 : 1u << 14;
     }
     build_services();
@@ -224,6 +224,7 @@ static int init(int requested, int *provided, int fatal)
     for (int s = 0; s < PSHM_NSEGS; s++)
         free(peer_bases[s]);
     set_routes(ops);
+    pshm_sleep_init();
     pshm_g.tp = ops;
     pshm_g.tp_quiet = ops->quiet != NULL;
     pshm_g.tp_progress = ops->progress != NULL;
@@ -283,6 +284,7 @@ PSHM_API void pshmem_finalize(void)
     pshm_g.tp = NULL;
     pshm_teams_fini();
     pshm_memory_fini();
+    pshm_sleep_fini();
     pshm_segments_fini();
     pshm_boot.fini();
     boot_up = 0;

@@ -41,9 +41,12 @@ static void enqueue_wait(const char *name, struct halves h, uint32_t prev)
 {
     int me = pshm_g.my_pe;
     AMO32(name, h.node, (int)prev - 1, PSHM_AMO_OR, (uint32_t)me + 1, 0);
-    unsigned spins = 0;
+    /* The predecessor may sleep in clear_lock until we are linked. */
+    pshm_wake_check((int)prev - 1, h.node);
+    struct pshm_wait w = {0};
     while (__atomic_load_n(h.node, __ATOMIC_ACQUIRE) & WAITING)
-        pshm_wait_step(&spins);
+        pshm_wait_step(&w, h.node, 1);
+    pshm_wait_end(&w);
 }
 
 PSHM_API void pshmem_set_lock(long *lock)
@@ -81,10 +84,13 @@ PSHM_API void pshmem_clear_lock(long *lock)
         if (t == (uint32_t)me + 1)
             return;
         /* A successor swapped itself in and is about to link behind us. */
-        unsigned spins = 0;
+        struct pshm_wait w = {0};
         while (!(next = __atomic_load_n(h.node, __ATOMIC_ACQUIRE) & NEXT_MASK))
-            pshm_wait_step(&spins);
+            pshm_wait_step(&w, h.node, 1);
+        pshm_wait_end(&w);
     }
     AMO32("shmem_clear_lock", h.node, (int)next - 1, PSHM_AMO_AND, ~WAITING, 0);
+    /* The successor may sleep in enqueue_wait until this. */
+    pshm_wake_check((int)next - 1, h.node);
 }
 #pragma weak shmem_clear_lock = pshmem_clear_lock

@@ -55,6 +55,7 @@ struct pshm_global {
     int tp_quiet; /* the transport has a quiet to call */
     int oversubscribed; /* more PEs on this node than cores */
     int tp_progress;
+    struct pshm_sleep **sleep_at; /* by world PE: its sleep word, if mapped here */
 };
 
 extern struct pshm_global pshm_g PSHM_HIDDEN;
@@ -175,8 +176,59 @@ PSHM_INLINE void pshm_quiet(struct pshm_ctx *c)
         pshm_g.tp->quiet(c->t);
 }
 
-/* Called in every wait loop: serves incoming traffic and yields the CPU
- * once spinning stops paying (PEs may outnumber cores). */
-void pshm_wait_step(unsigned *spins) PSHM_HIDDEN;
+/* ---- waiting and waking (core/sync.c) ------------------------------- */
+
+/* Every PE's internal area holds one of these.  A waiter that stops
+ * spinning counts itself in state, with the word it watches, and sleeps on
+ * seq (a futex in shared memory); a writer that changed a word a PE may
+ * wait on looks at that PE's state and, only if someone sleeps there
+ * watching that word, bumps seq and wakes them.  So a syscall only when it
+ * matters: an AMO stream into a PE asleep in a barrier stays cheap.  One
+ * futex per PE rather than the watched word itself: a wait may watch
+ * several words, or 64-bit ones. */
+struct pshm_sleep {
+    uint64_t state; /* sleepers << 32 | the key they watch, or PSHM_WATCH_ANY */
+    uint32_t seq;
+};
+#define PSHM_WATCH_ANY UINT32_MAX
+
+/* One wait in progress: zero it, call pshm_wait_step on every turn the
+ * condition fails, and pshm_wait_end once it holds. */
+struct pshm_wait {
+    unsigned spins;
+    int timed_out;            /* the last nap ended by its time bound */
+    unsigned nap_us;          /* the next nap's bound */
+    uint32_t seq;             /* sleep->seq when last looked at */
+    uint64_t yield_until;     /* CLOCK_MONOTONIC ns: yield until then, then sleep */
+    struct pshm_sleep *sleep; /* set while counted as a sleeper */
+};
+
+/* Serves incoming traffic, spins, then sleeps.  The wait watches n words
+ * from addr (n > 1: any word of this PE may end it). */
+void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n) PSHM_HIDDEN;
+void pshm_wait_leave(struct pshm_wait *w) PSHM_HIDDEN;
+static inline void pshm_wait_end(struct pshm_wait *w)
+{
+    if (PSHM_UNLIKELY(w->sleep != NULL))
+        pshm_wait_leave(w);
+}
+
+/* Fills pshm_g.sleep_at once the routes are known; frees it. */
+void pshm_sleep_init(void) PSHM_HIDDEN;
+void pshm_sleep_fini(void) PSHM_HIDDEN;
+
+/* Wakes whoever sleeps on PE pe watching the symmetric word addr. */
+void pshm_wake(int pe, const void *addr) PSHM_HIDDEN;
+
+/* After a sequentially consistent store or read-modify-write of the
+ * symmetric word addr of PE pe (the order that puts the store before this
+ * load, against the waiter's count-then-look): one load and a branch when
+ * nobody sleeps there.  Only where the writer knows it wrote a flag others
+ * may wait on.  A PE not mapped here has a sleep word nobody uses. */
+PSHM_INLINE void pshm_wake_check(int pe, const void *addr)
+{
+    if (PSHM_UNLIKELY(__atomic_load_n(&pshm_g.sleep_at[pe]->state, __ATOMIC_SEQ_CST)))
+        pshm_wake(pe, addr);
+}
 
 #endif

@@ -169,7 +169,7 @@ static char *map_aligned(size_t len, int fd)
 
 int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_globals, int bypass)
 {
-    size_t total = page_up(user_size) + PSHM_INTERNAL_SIZE;
+    size_t total = page_up(user_size) + sizeof(struct pshm_internal);
     int shared = b->n_local > 1 && bypass;
     struct card mine;
     memset(&mine, 0, sizeof mine);

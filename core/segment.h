@@ -15,7 +15,7 @@
 #include "bootstrap.h"
 #include "pshm.h"
 
-#define PSHM_INTERNAL_SIZE ((size_t)1 << 20)
+#define PSHM_INTERNAL_SIZE ((size_t)1 << 20) /* the collectives' part */
 #define PSHM_HEAP_ALIGN ((size_t)1 << 30)
 
 /* Symmetric state of the library, at the end of every PE's heap. */
@@ -23,6 +23,9 @@ struct pshm_internal {
     /* Per-team collective state: flags and scratch of PSHM_COLL_SLOTS team
      * slots (collectives/coll_state.h gives it its layout). */
     _Alignas(4096) unsigned char coll[PSHM_INTERNAL_SIZE];
+    /* Sleeping waiters (core/pshm.h); a line of its own, since every
+     * signalling store on the node reads it. */
+    _Alignas(64) struct pshm_sleep sleep;
 };
 
 /* Creates this PE's heap (internal area + user_size bytes), shares its data
@@ -35,7 +38,7 @@ void pshm_segments_fini(void);
 
 static inline struct pshm_internal *pshm_internal(void)
 {
-    return (struct pshm_internal *)(pshm_g.heap_lo + pshm_g.heap_len - PSHM_INTERNAL_SIZE);
+    return (struct pshm_internal *)(pshm_g.heap_lo + pshm_g.heap_len - sizeof(struct pshm_internal));
 }
 
 /* Where user allocations start in the heap. */

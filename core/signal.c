@@ -35,10 +35,11 @@ PSHM_API void pshmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_
 
 PSHM_API uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
-    unsigned spins = 0;
+    struct pshm_wait w = {0};
     uint64_t v;
     while (!PSHM_CMP("shmem_signal_wait_until", (v = PSHM_LOAD(sig_addr)), cmp, cmp_value))
-        pshm_wait_step(&spins);
+        pshm_wait_step(&w, sig_addr, 1);
+    pshm_wait_end(&w);
     return v;
 }
 #pragma weak shmem_signal_wait_until = pshmem_signal_wait_until

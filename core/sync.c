@@ -1,8 +1,17 @@
 /* Ordering, completion, waiting, and the world barrier. */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "config.h"
+#include "error.h"
+#include "init.h"
 #include "segment.h"
 #include "sync.h"
 
@@ -15,17 +24,198 @@ static inline void cpu_relax(void)
 #endif
 }
 
-void pshm_wait_step(unsigned *spins)
+/* Not FUTEX_PRIVATE: waiter and waker are different processes sharing
+ * the mapping. */
+static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
+{
+    return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
+}
+
+/* What a waiter and a writer agree to call a word: its offset in its
+ * segment, in 8-byte units, so that both halves of a 64-bit word match.
+ * Aliases (offsets 32 GiB apart) only cost a needless wake. */
+static uint32_t watch_key(int seg, uintptr_t off)
+{
+    return (uint32_t)(off >> 3) ^ (seg == PSHM_SEG_DATA ? 0x80000000u : 0);
+}
+
+static void wake_all(struct pshm_sleep *s)
+{
+    __atomic_fetch_add(&s->seq, 1, __ATOMIC_SEQ_CST);
+    futex(&s->seq, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+/* The inline check saw sleepers at pe: wake them only if one may watch
+ * addr, so that a PE asleep on another word is neither woken nor costs
+ * the writer a system call. */
+__attribute__((noinline, cold)) void pshm_wake(int pe, const void *addr)
+{
+    struct pshm_sleep *s = pshm_g.sleep_at[pe];
+    uint64_t st = __atomic_load_n(&s->state, __ATOMIC_SEQ_CST);
+    size_t off = 0;
+    int seg = pshm_seg_of(addr, &off);
+    if ((uint32_t)st != PSHM_WATCH_ANY && (seg < 0 || (uint32_t)st != watch_key(seg, off)))
+        return;
+    wake_all(s);
+}
+
+/* Where writers look for PEs not mapped here: nobody ever sleeps on it. */
+static struct pshm_sleep nobody;
+
+void pshm_sleep_init(void)
+{
+    struct pshm_sleep *own = &pshm_internal()->sleep;
+    size_t off = (uintptr_t)own - pshm_g.heap_lo;
+    pshm_g.sleep_at = malloc(sizeof *pshm_g.sleep_at * (size_t)pshm_g.n_pes);
+    if (!pshm_g.sleep_at)
+        pshm_fatal("out of memory for %d PEs", pshm_g.n_pes);
+    for (int r = 0; r < pshm_g.n_pes; r++) {
+        char *h = pshm_g.peer[r].base[PSHM_SEG_HEAP];
+        pshm_g.sleep_at[r] = r == pshm_g.my_pe ? own : h ? (struct pshm_sleep *)(h + off) : &nobody;
+    }
+}
+
+void pshm_sleep_fini(void)
+{
+    free(pshm_g.sleep_at);
+    pshm_g.sleep_at = NULL;
+}
+
+/* Where a waiter on addr sleeps: the sleep word of the PE whose memory
+ * holds addr (mostly this PE; the counter barrier watches a word of a
+ * mapped peer), and the key a writer of addr will use.  Private memory
+ * gets this PE's and PSHM_WATCH_ANY: only the time bound ends that sleep
+ * unless something else wakes this PE. */
+static struct pshm_sleep *sleep_of(const void *addr, uint32_t *key)
+{
+    uintptr_t a = (uintptr_t)addr;
+    struct pshm_sleep *own = pshm_g.sleep_at[pshm_g.my_pe];
+    if (a - pshm_g.heap_lo < pshm_g.heap_len) {
+        *key = watch_key(PSHM_SEG_HEAP, a - pshm_g.heap_lo);
+        return own;
+    }
+    if (a - pshm_g.data_lo < pshm_g.data_len) {
+        *key = watch_key(PSHM_SEG_DATA, a - pshm_g.data_lo);
+        return own;
+    }
+    for (int i = 0; i < pshm_boot.n_local; i++) {
+        int r = pshm_boot.local_ranks[i];
+        uintptr_t h = (uintptr_t)pshm_g.peer[r].base[PSHM_SEG_HEAP];
+        uintptr_t d = (uintptr_t)pshm_g.peer[r].base[PSHM_SEG_DATA];
+        if (!h)
+            continue;
+        if (a - h < pshm_g.heap_len)
+            *key = watch_key(PSHM_SEG_HEAP, a - h);
+        else if (d && a - d < pshm_g.data_len)
+            *key = watch_key(PSHM_SEG_DATA, a - d);
+        else
+            continue;
+        return pshm_g.sleep_at[r];
+    }
+    *key = PSHM_WATCH_ANY;
+    return own;
+}
+
+/* Counts this waiter in s->state.  Sleepers who all watch one word keep
+ * its key; a second word makes it PSHM_WATCH_ANY until all have left. */
+static void announce(struct pshm_sleep *s, uint32_t key)
+{
+    uint64_t o = __atomic_load_n(&s->state, __ATOMIC_RELAXED), n;
+    do {
+        uint32_t count = (uint32_t)(o >> 32), k = (uint32_t)o;
+        n = ((uint64_t)(count + 1) << 32) | (count == 0 || k == key ? key : PSHM_WATCH_ANY);
+    } while (!__atomic_compare_exchange_n(&s->state, &o, n, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+}
+
+/* Uncounts this waiter; returns how many still sleep there. */
+static uint32_t retire(struct pshm_sleep *s)
+{
+    uint64_t o = __atomic_load_n(&s->state, __ATOMIC_RELAXED), n;
+    do {
+        uint32_t count = (uint32_t)(o >> 32) - 1;
+        n = count ? ((uint64_t)count << 32) | (uint32_t)o : 0;
+    } while (!__atomic_compare_exchange_n(&s->state, &o, n, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    return (uint32_t)(n >> 32);
+}
+
+/* A wait yields the CPU this long before it sleeps.  A sleep costs the
+ * writer a wake-up, and delivering one to a core gone idle is slow here
+ * (two processes ping-ponging through a futex on two cores: 60 us per
+ * round trip, against 2-5 us by yielding), so short waits stay runnable;
+ * a barrier loop at 16 PEs on 2 cores was fastest and cheapest at about
+ * this value (docs/benchmarks.md). */
+#define YIELD_NS 100000u
+/* The first nap; each one that ends by its bound doubles the next, up to
+ * SHMEM_WAIT_SLEEP, so that a long wait costs few wake-ups. */
+#define FIRST_NAP_US 100u
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
 {
     if (pshm_g.tp_progress)
         pshm_g.tp->progress();
-    if (*spins < pshm_cfg.wait_spins) {
-        ++*spins;
+    if (w->spins < pshm_cfg.wait_spins) {
+        ++w->spins;
         cpu_relax();
         return;
     }
-    /* PEs may outnumber cores: let the PE we wait for run. */
-    sched_yield();
+    if (!w->sleep) {
+        /* PEs may outnumber cores: let the PE we wait for run, and sleep
+         * only once that has lasted YIELD_NS. */
+        if (!pshm_cfg.wait_sleep_us || !pshm_g.sleep_at) {
+            sched_yield();
+            return;
+        }
+        uint64_t t = now_ns();
+        if (!w->yield_until)
+            w->yield_until = t + YIELD_NS;
+        if (t < w->yield_until) {
+            sched_yield();
+            return;
+        }
+        uint32_t key = PSHM_WATCH_ANY;
+        struct pshm_sleep *s = sleep_of(addr, &key);
+        /* Counted before the caller looks at its word again, so that a
+         * writer either sees us counted or we see its store. */
+        announce(s, n == 1 ? key : PSHM_WATCH_ANY);
+        atomic_thread_fence(memory_order_seq_cst);
+        w->seq = __atomic_load_n(&s->seq, __ATOMIC_SEQ_CST);
+        w->sleep = s;
+        w->nap_us = FIRST_NAP_US < pshm_cfg.wait_sleep_us ? FIRST_NAP_US : pshm_cfg.wait_sleep_us;
+        return;
+    }
+    /* Bounded: writes that cannot wake us (plain puts, fetching AMOs,
+     * other nodes, transfers through the transport) must still be seen. */
+    unsigned us = w->nap_us;
+    struct timespec ts = {.tv_sec = us / 1000000u, .tv_nsec = (long)(us % 1000000u) * 1000};
+    long rc = futex(&w->sleep->seq, FUTEX_WAIT, w->seq, &ts);
+    w->timed_out = rc != 0 && errno == ETIMEDOUT;
+    w->seq = __atomic_load_n(&w->sleep->seq, __ATOMIC_SEQ_CST);
+    /* A transport that needs our progress keeps getting it every first
+     * nap; otherwise naps grow while nothing happens. */
+    if (w->timed_out && !pshm_g.tp_progress) {
+        w->nap_us *= 2;
+        if (w->nap_us > pshm_cfg.wait_sleep_us)
+            w->nap_us = pshm_cfg.wait_sleep_us;
+    }
+}
+
+void pshm_wait_leave(struct pshm_wait *w)
+{
+    struct pshm_sleep *s = w->sleep;
+    w->sleep = NULL;
+    /* Our word changed and nobody woke us: its writer could not.  Others
+     * asleep on the same PE's memory may watch the same word (the
+     * counter barrier's release): wake them rather than let each wait
+     * out its own bound. */
+    if (retire(s) && w->timed_out)
+        wake_all(s);
 }
 
 void pshm_flag_put(uint64_t *addr, uint64_t value, int pe)

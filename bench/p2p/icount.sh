@@ -28,7 +28,7 @@ for f in "$out"/cg.*; do
   ir[$part]=$(sed -n 's/^totals: \([0-9]*\).*/\1/p' "$f")
 done
 base=${ir[empty_loop]:-0}
-for op in putmem8+quiet long_atomic_fetch_add long_p; do
+for op in putmem8+quiet long_atomic_fetch_add long_atomic_add long_p; do
   [ -n "${ir[$op]:-}" ] || { echo "$op: no count (did the benchmark run?)"; continue; }
   awk -v t="${ir[$op]}" -v b="$base" -v n="$n" -v op="$op" \
     'BEGIN { printf "%-24s %8.1f instructions per call\n", op, (t - b) / n }'

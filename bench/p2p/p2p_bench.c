@@ -112,6 +112,7 @@ static void icount(char *buf, char *src, int n)
         shmem_putmem(buf, src, 8, 1);
         shmem_quiet();
         v += shmem_long_atomic_fetch_add(&target_word, 1, 1);
+        shmem_long_atomic_add(&target_word, 1, 1);
         shmem_long_p((long *)buf, k, 1);
     }
     CALLGRIND_ZERO_STATS;
@@ -128,6 +129,12 @@ static void icount(char *buf, char *src, int n)
         v += shmem_long_atomic_fetch_add(&target_word, 1, 1);
     CALLGRIND_STOP_INSTRUMENTATION;
     CALLGRIND_DUMP_STATS_AT("long_atomic_fetch_add");
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_START_INSTRUMENTATION;
+    for (int k = 0; k < n; k++)
+        shmem_long_atomic_add(&target_word, 1, 1);
+    CALLGRIND_STOP_INSTRUMENTATION;
+    CALLGRIND_DUMP_STATS_AT("long_atomic_add");
     CALLGRIND_ZERO_STATS;
     CALLGRIND_START_INSTRUMENTATION;
     for (int k = 0; k < n; k++)

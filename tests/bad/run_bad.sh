@@ -44,7 +44,7 @@ done
 # Every SHMEM_ variable the core reads: those it documents, those in the
 # table of core/config.c, and any the core or collectives getenv().
 ALL_VARS="SHMEM_SYMMETRIC_SIZE SHMEM_TRANSPORT SHMEM_TRANSPORT_PATH SHMEM_BYPASS SHMEM_GLOBALS
-SHMEM_WAIT_SPINS SHMEM_DEBUG SHMEM_INFO SHMEM_VERSION"
+SHMEM_WAIT_SPINS SHMEM_WAIT_SLEEP SHMEM_DEBUG SHMEM_INFO SHMEM_VERSION"
 PLUGIN_VARS=""
 if [ -d "$SRCDIR/core" ]; then
     ALL_VARS="$ALL_VARS $(cat "$SRCDIR"/core/*.c "$SRCDIR"/collectives/*.c 2>/dev/null |
@@ -239,7 +239,8 @@ if have_oshrun; then
                    "SHMEM_BYPASS=nope|use 1 or 0" \
                    "SHMEM_GLOBALS=xyz|use map or cma" \
                    "SHMEM_WAIT_SPINS=-3|integer from 0 to 1000000000" \
-                   "SHMEM_WAIT_SPINS=lots|integer from 0 to 1000000000"; do
+                   "SHMEM_WAIT_SPINS=lots|integer from 0 to 1000000000" \
+                   "SHMEM_WAIT_SLEEP=1ms|integer from 0 to 1000000"; do
         kv=${setting%%|*} accepted=${setting#*|}
         name=${kv%%=*} value=${kv#*=}
         ENVS=("$kv")

@@ -16,7 +16,7 @@
 static const char *const all_vars[] = {
     "SHMEM_SYMMETRIC_SIZE", "SHMEM_TRANSPORT", "SHMEM_TRANSPORT_PATH", "SHMEM_BYPASS",
     "SHMEM_GLOBALS",        "SHMEM_WAIT_SPINS", "SHMEM_DEBUG",         "SHMEM_INFO",
-    "SHMEM_VERSION",        "PLUGSHMEM_JOB_TAG",
+    "SHMEM_VERSION",        "PLUGSHMEM_JOB_TAG", "SHMEM_WAIT_SLEEP",
 };
 #define NVARS (sizeof all_vars / sizeof all_vars[0])
 
@@ -219,14 +219,17 @@ static void test_load_defaults(void)
     CHECK(pshm_cfg.version == 0);
     CHECK(pshm_cfg.bypass == 1);
     CHECK(pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO);
+    CHECK(pshm_cfg.wait_sleep_us == PSHM_WAIT_SLEEP_DEFAULT);
     /* Empty values mean "unset" where a default exists. */
     setenv("SHMEM_TRANSPORT", "", 1);
     setenv("SHMEM_GLOBALS", "", 1);
     setenv("SHMEM_WAIT_SPINS", "", 1);
+    setenv("SHMEM_WAIT_SLEEP", "", 1);
     CHECK(pshm_config_load(err, sizeof err) == 0);
     CHECK(pshm_cfg.transport == NULL);
     CHECK(pshm_cfg.globals && strcmp(pshm_cfg.globals, "map") == 0);
     CHECK(pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO);
+    CHECK(pshm_cfg.wait_sleep_us == PSHM_WAIT_SLEEP_DEFAULT);
     clear_env();
 }
 
@@ -243,6 +246,7 @@ static void test_load_values(void)
     setenv("SHMEM_VERSION", "TRUE", 1);
     setenv("SHMEM_BYPASS", "0", 1);
     setenv("SHMEM_WAIT_SPINS", "1000", 1);
+    setenv("SHMEM_WAIT_SLEEP", "250", 1);
     CHECK(pshm_config_load(err, sizeof err) == 0);
     CHECK(pshm_cfg.symmetric_size == 64 * MiB);
     CHECK(pshm_cfg.transport && strcmp(pshm_cfg.transport, "ofi,shm") == 0);
@@ -253,6 +257,7 @@ static void test_load_values(void)
     CHECK(pshm_cfg.version == 1);
     CHECK(pshm_cfg.bypass == 0);
     CHECK(pshm_cfg.wait_spins == 1000);
+    CHECK(pshm_cfg.wait_sleep_us == 250);
 
     setenv("SHMEM_SYMMETRIC_SIZE", "0", 1);
     setenv("SHMEM_GLOBALS", "map", 1);
@@ -264,8 +269,13 @@ static void test_load_values(void)
     CHECK(pshm_cfg.wait_spins == 0);
     CHECK(pshm_cfg.bypass == 1);
     setenv("SHMEM_WAIT_SPINS", "1000000000", 1);
+    setenv("SHMEM_WAIT_SLEEP", "0", 1);
     CHECK(pshm_config_load(err, sizeof err) == 0);
     CHECK(pshm_cfg.wait_spins == 1000000000u);
+    CHECK(pshm_cfg.wait_sleep_us == 0);
+    setenv("SHMEM_WAIT_SLEEP", "1000000", 1);
+    CHECK(pshm_config_load(err, sizeof err) == 0);
+    CHECK(pshm_cfg.wait_sleep_us == 1000000u);
     clear_env();
 }
 
@@ -316,6 +326,9 @@ static void test_load_errors(void)
                                         " -1", "1.5", "5 5"};
     for (size_t i = 0; i < sizeof spins / sizeof *spins; i++)
         LOAD_FAILS("SHMEM_WAIT_SPINS", spins[i], "integer from 0 to 1000000000");
+    static const char *const sleeps[] = {"-1", "1ms", "1000001", "0.5", " -1", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof sleeps / sizeof *sleeps; i++)
+        LOAD_FAILS("SHMEM_WAIT_SLEEP", sleeps[i], "integer from 0 to 1000000");
 }
 
 static void test_load_error_buffer(void)

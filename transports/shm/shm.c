@@ -13,7 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sched.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -29,7 +30,7 @@ struct card {
 
 static const pshm_core_services *svc;
 static struct card *cards;
-static unsigned *locks; /* NLOCKS spinlocks shared by every PE */
+static unsigned *locks; /* NLOCKS locks shared by every PE */
 
 static int shm_max_priority(const pshm_core_services *s)
 {
@@ -89,11 +90,41 @@ static unsigned *lock_for(int pe, int seg, size_t off)
     return &locks[(h >> 20) % NLOCKS];
 }
 
+static long futex(unsigned *l, int op, unsigned val)
+{
+    return syscall(SYS_futex, l, op, val, NULL, NULL, 0);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* A lock word is 0 (free), 1 (held) or 2 (held, and someone may sleep on
+ * it).  The holder may be preempted when PEs outnumber cores, so waiters
+ * sleep on the word (a futex in the shared segment) instead of yielding
+ * in a loop; the holder makes a system call to wake only when the word
+ * says 2. */
 static void lock(unsigned *l)
 {
-    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            sched_yield();
+    for (int spins = 0; spins < 100; spins++) {
+        unsigned free_ = 0;
+        if (__atomic_compare_exchange_n(l, &free_, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+        cpu_relax();
+    }
+    while (__atomic_exchange_n(l, 2u, __ATOMIC_ACQUIRE) != 0)
+        futex(l, FUTEX_WAIT, 2u);
+}
+
+static void unlock(unsigned *l)
+{
+    if (__atomic_exchange_n(l, 0u, __ATOMIC_RELEASE) == 2u)
+        futex(l, FUTEX_WAKE, 1u);
 }
 
 #define APPLY(T)                                                                                   \
@@ -135,7 +166,7 @@ static void shm_amo(pshm_tctx c, int pe, int seg, size_t off, int op, int type,
         APPLY(uint64_t);
     if (op != PSHM_AMO_READ)
         xfer(1, pe, seg, off, new, w);
-    __atomic_store_n(l, 0u, __ATOMIC_RELEASE);
+    unlock(l);
     if (fetch)
         memcpy(fetch, old, w);
 }

@@ -65,6 +65,7 @@ int pshm_native_barrier_counter(struct pshm_team *t)
 
 int pshm_native_barrier(struct pshm_team *t)
 {
+    coll_enter(t);
     switch (pshm_cfg.coll_algo[PSHM_COP_BARRIER]) {
     case PSHM_BARRIER_DISSEMINATION: return pshm_native_barrier_dissemination(t);
     case PSHM_BARRIER_TREE: return pshm_native_barrier_tree(t);

@@ -34,7 +34,7 @@ drop=${SANITIZER_DROP:--ofi-tcp-np([5-9]|[1-9][0-9]+)$}
 # The --tsan run: the tests whose names match tsan_keep, the programs that
 # run threads inside a PE (tests/p2p/threads.c, tests/ofi/ofi_threads.c).
 tsan_suites=${SANITIZER_TSAN_SUITES:-shm ofi-tcp ofi}
-tsan_keep=${SANITIZER_TSAN_KEEP:-^(p2p-threads-shm-np[24]|p2p-threads-ofi-tcp-np2|threads-(shm|tcp))$}
+tsan_keep=${SANITIZER_TSAN_KEEP:-^(p2p-shm-np[23]|p2p-ofi-tcp-np2|threads-(shm|tcp))$}
 
 # ---- the build ------------------------------------------------------------
 mode=asan

@@ -13,9 +13,8 @@ first, last = None, None
 for line in open(sys.argv[1]):
     t = json.loads(line)
     name = t['name']
-    # "project:suite1+suite2 / test": the longest suite name is the most specific
-    suites = name.split(' / ')[0].split(':', 1)[-1].split('+')
-    s = max(suites, key=len)
+    # "project:suite1+suite2 / test": the last suite is the most specific
+    s = name.split(' / ')[0].split(':', 1)[-1].split('+')[-1]
     n, d = per.get(s, (0, 0.0))
     per[s] = (n + 1, d + t.get('duration', 0.0))
     start = t.get('starttime')

@@ -21,13 +21,26 @@ static int is_world(int start, int logstride, int size)
 
 static inline int as_pe(int start, int logstride, int i) { return start + (i << logstride); }
 
+/* This PE's index in the active set, or -1 if it is not a member: the
+ * call is then erroneous, but programs make it (a PE skipping an active
+ * set it is not in by calling anyway), and other implementations return
+ * without effect, so this one does too, saying so once under SHMEM_DEBUG. */
 static int as_index(const char *routine, int start, int logstride, int size)
 {
+    if (logstride < 0 || logstride > 30 || size < 1 || start < 0 ||
+        as_pe(start, logstride, size - 1) >= pshm_g.n_pes)
+        pshm_fatal("%s: the active set (PE_start %d, logPE_stride %d, PE_size %d) is not within "
+                   "PEs 0..%d",
+                   routine, start, logstride, size, pshm_g.n_pes - 1);
     int d = pshm_g.my_pe - start;
-    if (logstride < 0 || logstride > 30 || size < 1 || d < 0 || d & ((1 << logstride) - 1) ||
-        (d >> logstride) >= size || as_pe(start, logstride, size - 1) >= pshm_g.n_pes)
-        pshm_fatal("%s: PE %d is not in the active set (PE_start %d, logPE_stride %d, PE_size %d)",
-                   routine, pshm_g.my_pe, start, logstride, size);
+    if (d < 0 || d & ((1 << logstride) - 1) || (d >> logstride) >= size) {
+        static int said;
+        if (pshm_g.debug && !said++)
+            pshm_error("%s: PE %d is not in the active set (PE_start %d, logPE_stride %d, "
+                       "PE_size %d); the call has no effect (reported once)",
+                       routine, pshm_g.my_pe, start, logstride, size);
+        return -1;
+    }
     return d >> logstride;
 }
 
@@ -57,6 +70,8 @@ void pshm_as_barrier(const char *routine, int start, int logstride, int size, lo
         return;
     }
     int me = as_index(routine, start, logstride, size);
+    if (me < 0)
+        return;
     sync_set(routine, me, start, logstride, size, pSync);
 }
 
@@ -84,6 +99,8 @@ void pshm_as_broadcast(const char *routine, void *dest, const void *src, size_t 
         return;
     }
     int me = as_index(routine, start, logstride, size);
+    if (me < 0)
+        return;
     if (me == root)
         for (int i = 1; i < size; i++)
             coll_put(dest, src, nbytes, as_pe(start, logstride, (me + i) % size));
@@ -103,6 +120,8 @@ void pshm_as_collect(const char *routine, void *dest, const void *src, size_t nb
         return;
     }
     int me = as_index(routine, start, logstride, size);
+    if (me < 0)
+        return;
     size_t off = (size_t)me * nbytes;
     if (!fixed) {
         /* Sizes travel through one pSync word, restored before returning. */
@@ -139,6 +158,8 @@ void pshm_as_alltoalls(const char *routine, void *dest, const void *src, ptrdiff
         return;
     }
     int me = as_index(routine, start, logstride, size);
+    if (me < 0)
+        return;
     for (int i = 0; i < size; i++) {
         int j = (me + i) % size, w = as_pe(start, logstride, j);
         char *d = (char *)dest + (ptrdiff_t)((size_t)me * nelems) * dst * (ptrdiff_t)esize;
@@ -167,6 +188,8 @@ void pshm_as_reduce(const char *routine, void *dest, const void *src, int count,
         return;
     }
     int me = as_index(routine, start, logstride, size);
+    if (me < 0)
+        return;
     size_t es = r->esize, bytes = (size_t)count * es;
     unsigned char *res = bytes ? malloc(bytes) : NULL;
     if (bytes && !res)

@@ -21,6 +21,7 @@
 
 #include "api.h"
 #include "segment.h"
+#include "coll.h"
 #include "team.h"
 
 #define PSHM_COLL_ROUNDS 32 /* log2 of the largest team */
@@ -30,6 +31,7 @@
 struct pshm_coll_flags {
     _Alignas(64) uint64_t diss[PSHM_COLL_ROUNDS]; /* from me - 2^k: dissemination barrier */
     _Alignas(64) uint64_t bino[PSHM_COLL_ROUNDS]; /* from me - 2^k: binomial broadcast/scatter */
+    _Alignas(64) uint64_t bino_rdy[PSHM_COLL_ROUNDS]; /* from me + 2^k: entered that broadcast */
     _Alignas(64) uint64_t rd[PSHM_COLL_ROUNDS];   /* from me ^ 2^k: recursive doubling */
     _Alignas(64) uint64_t scan[PSHM_COLL_ROUNDS]; /* from me - 2^k: scan of one value */
     uint64_t scan_val[PSHM_COLL_ROUNDS];          /* its payload */
@@ -117,6 +119,23 @@ static inline void coll_signal(uint64_t *flag, uint64_t v, int wpe)
     pshm_coll_pending = 1;
 }
 
+/* Stores v into world PE wpe's copy of the flag, ordered after nothing:
+ * for a notice about this PE's own progress, which no transfer of its
+ * precedes. */
+static inline void coll_notify(uint64_t *flag, uint64_t v, int wpe)
+{
+    char *p = wpe == pshm_g.my_pe ? (char *)flag : pshm_mapped(flag, wpe);
+    if (p) {
+        __atomic_store_n((uint64_t *)p, v, __ATOMIC_SEQ_CST);
+        pshm_wake_check(wpe, flag);
+        return;
+    }
+    size_t off = 0;
+    int s = pshm_seg_of(flag, &off);
+    pshm_g.tp->put(NULL, wpe, s, off, &v, sizeof v);
+    pshm_coll_pending = 1;
+}
+
 /* Waits until this PE's flag reaches v. */
 static inline void coll_wait(const uint64_t *flag, uint64_t v)
 {
@@ -136,6 +155,36 @@ static inline void coll_complete(void)
         pshm_quiet(&pshm_ctx_default);
         pshm_coll_pending = 0;
     }
+}
+
+/*
+ * How far a PE may run ahead.  Programs reuse a collective's buffers (and
+ * pSync) every other call without synchronizing: what OpenSHMEM promises
+ * them is that no PE is more than one collective ahead of another on the
+ * same team, so data of call j never lands in a buffer a PE still reads
+ * after call j-2.  Every native algorithm but the binomial broadcast
+ * returns only once every member has entered the call (its result, or its
+ * last flag, depends on all of them), which keeps the promise for the next
+ * call.  The binomial broadcast lets the root return at once; it keeps the
+ * promise itself through its children's entry notices (native_bcast.c) and
+ * leaves the team "open": the next collective that writes into peers'
+ * buffers before hearing from them runs a barrier first.
+ *
+ * Returns whether the previous collective on t was such a broadcast, and
+ * closes the team.
+ */
+static inline int coll_enter(struct pshm_team *t)
+{
+    int open = t->bcast_open;
+    t->bcast_open = 0;
+    return open;
+}
+
+/* For algorithms that write into peers' buffers before hearing from them. */
+static inline void coll_enter_writing(struct pshm_team *t)
+{
+    if (PSHM_UNLIKELY(coll_enter(t)))
+        pshm_coll.barrier(t);
 }
 
 static inline int coll_wpe(const struct pshm_team *t, int pe) { return pshm_team_world_pe(t, pe); }

@@ -56,7 +56,9 @@ int pshm_native_barrier_counter(struct pshm_team *t)
     coll_complete();
     uint64_t arrived = __atomic_add_fetch(count, 1, __ATOMIC_ACQ_REL);
     if (arrived == k * (uint64_t)t->n_pes) {
-        __atomic_store_n(release, k, __ATOMIC_RELEASE);
+        /* Sequentially consistent: the look for sleepers must follow it. */
+        __atomic_store_n(release, k, __ATOMIC_SEQ_CST);
+        pshm_wake_check(root, &f0->ctr_release);
         return 0;
     }
     coll_wait(release, k);
@@ -65,6 +67,7 @@ int pshm_native_barrier_counter(struct pshm_team *t)
 
 int pshm_native_barrier(struct pshm_team *t)
 {
+    coll_enter(t);
     switch (pshm_cfg.coll_algo[PSHM_COP_BARRIER]) {
     case PSHM_BARRIER_DISSEMINATION: return pshm_native_barrier_dissemination(t);
     case PSHM_BARRIER_TREE: return pshm_native_barrier_tree(t);

@@ -33,20 +33,48 @@ static int bino_enter(const uint64_t *bino, uint64_t v, int vr, int n, void *des
     return 1 << k;
 }
 
+/*
+ * The root returns as soon as its children have the data, so without care
+ * it could run calls ahead of a slow PE (coll_state.h, coll_enter).  Each
+ * PE therefore tells its parent that it entered the call (bino_rdy, one
+ * store), and a parent writes into a child's dest only when it knows the
+ * child has entered the previous call, so is done with the buffer of the
+ * call before:
+ *   previous call not a binomial broadcast  it returned only after every
+ *                                           PE entered it: nothing to wait
+ *   binomial with the same root             same tree: the child's notice
+ *                                           of the previous call
+ *   binomial with another root              this call's notice (the child's
+ *                                           parent then was another PE)
+ * In a loop with a fixed root, the root thus stays up to one call ahead,
+ * which is all the pipelining the buffers allow.
+ */
 static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root)
 {
     int n = t->n_pes, me = t->my_pe;
     uint64_t v = PSHM_FLAG(++t->seq, 0);
-    uint64_t *f = t->sym->f.bino;
+    struct pshm_coll_flags *f = &t->sym->f;
     int vr = (me - root + n) % n;
+    uint64_t need = 0;
+    if (coll_enter(t))
+        need = t->bcast_root == root ? t->bcast_v : v;
+    t->bcast_open = 1;
+    t->bcast_root = root;
+    t->bcast_v = v;
+    if (vr) {
+        int k = lowbit_log(vr);
+        coll_notify(&f->bino_rdy[k], v, coll_wpe(t, (me - (1 << k) + n) % n));
+    }
     const void *from;
-    int top = bino_enter(f, v, vr, n, dest, src, nbytes, &from);
+    int top = bino_enter(f->bino, v, vr, n, dest, src, nbytes, &from);
     for (int m = top >> 1; m >= 1; m >>= 1) {
         if (vr + m >= n)
             continue;
-        int w = coll_wpe(t, (vr + m + root) % n);
+        int k = lowbit_log(m), w = coll_wpe(t, (vr + m + root) % n);
+        if (need)
+            coll_wait(&f->bino_rdy[k], need);
         coll_put(dest, from, nbytes, w);
-        coll_signal(&f[lowbit_log(m)], v, w);
+        coll_signal(&f->bino[k], v, w);
     }
     return 0;
 }
@@ -69,6 +97,9 @@ static int bcast_scatter_allgather(struct pshm_team *t, void *dest, const void *
     int n = t->n_pes, me = t->my_pe;
     if (n == 1 || nbytes < (size_t)n)
         return bcast_binomial(t, dest, src, nbytes, root);
+    /* The scatter and the ring's first step write before hearing from the
+     * receiver; the ring makes the call return only once all entered it. */
+    coll_enter_writing(t);
     uint64_t e = ++t->seq, v = PSHM_FLAG(e, 0);
     struct pshm_coll_flags *f = &t->sym->f;
     int vr = (me - root + n) % n;

@@ -65,6 +65,7 @@ static int fcollect_rd(struct pshm_team *t, void *dest, const void *src, size_t 
 
 int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
+    coll_enter_writing(t);
     switch (pshm_cfg.coll_algo[PSHM_COP_COLLECT]) {
     case PSHM_COLLECT_RING: return fcollect_ring(t, dest, src, nbytes);
     case PSHM_COLLECT_RECURSIVE_DOUBLING: return fcollect_rd(t, dest, src, nbytes);
@@ -106,6 +107,7 @@ static uint64_t scan_u64(struct pshm_team *t, uint64_t x)
 int pshm_native_collect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
     int n = t->n_pes, me = t->my_pe;
+    coll_enter_writing(t);
     size_t off = (size_t)scan_u64(t, nbytes) - nbytes;
     char *d = (char *)dest + off;
     for (int i = 0; i < n; i++)
@@ -117,6 +119,7 @@ int pshm_native_collect(struct pshm_team *t, void *dest, const void *src, size_t
 int pshm_native_alltoall(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
     int n = t->n_pes, me = t->my_pe;
+    coll_enter_writing(t);
     int linear = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
     for (int i = 0; i < n; i++) {
         int pe = linear ? i : (me + i) % n;
@@ -131,6 +134,7 @@ int pshm_native_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrd
                           ptrdiff_t sst, size_t nelems, size_t esize)
 {
     int n = t->n_pes, me = t->my_pe;
+    coll_enter_writing(t);
     int linear = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
     for (int i = 0; i < n; i++) {
         int pe = linear ? i : (me + i) % n, w = coll_wpe(t, pe);

@@ -219,6 +219,7 @@ static int reduce_gather(struct pshm_team *t, void *dest, const void *src, size_
 int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t count,
                        const struct pshm_red *r)
 {
+    coll_enter(t); /* every algorithm writes peers' scratch only, or after a barrier */
     switch (pshm_cfg.coll_algo[PSHM_COP_REDUCE]) {
     case PSHM_REDUCE_RECURSIVE_DOUBLING: return reduce_rd(t, dest, src, count, r);
     case PSHM_REDUCE_RING: return reduce_ring(t, dest, src, count, r);
@@ -249,5 +250,6 @@ static void or_u64(void *a_, const void *b_, size_t n)
 int pshm_coll_or_u64(struct pshm_team *t, uint64_t *v, size_t n)
 {
     static const struct pshm_red r = {or_u64, 8, PSHM_OP_OR, "uint64"};
+    coll_enter(t);
     return reduce_rd(t, v, v, n, &r);
 }

@@ -21,6 +21,7 @@ int pshm_native_scan(struct pshm_team *t, void *dest, const void *src, size_t co
         pshm_fatal("%s: out of memory (%zu bytes)", pshm_coll_routine, bytes);
     _Alignas(64) unsigned char in[SCAN_CHUNK];
     size_t cm = SCAN_CHUNK / es;
+    coll_enter(t);
     pshm_coll.barrier(t);
     if (last < 0)
         memset(res, 0, bytes); /* all-zero bits are 0 for every SUM type */

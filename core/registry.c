@@ -47,7 +47,8 @@ static void load(struct pshm_plugin *p)
      * crashes would hang the job instead of dying. */
     setenv("IPATH_NO_BACKTRACE", "1", 0);
     dlerror();
-    p->dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
+    p->dl = dlopen(p->path,
+                   RTLD_NOW | RTLD_LOCAL | (PSHM_PLUGINS_STAY_LOADED ? RTLD_NODELETE : 0));
     if (!p->dl) {
         const char *e = dlerror();
         snprintf(p->why, sizeof p->why, "cannot load: %s", e ? e : "unknown dlopen error");

@@ -6,6 +6,22 @@
 
 #include "transport.h"
 
+/* 1 in builds with AddressSanitizer, where plugins stay loaded (RTLD_NODELETE)
+ * once opened: ASan keeps an unloaded module's globals in its list and
+ * crashes when it later describes an address near a global (that is, in
+ * the report of a global-buffer-overflow), and LeakSanitizer cannot name
+ * code that is no longer mapped. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PSHM_PLUGINS_STAY_LOADED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PSHM_PLUGINS_STAY_LOADED 1
+#endif
+#endif
+#ifndef PSHM_PLUGINS_STAY_LOADED
+#define PSHM_PLUGINS_STAY_LOADED 0
+#endif
+
 struct pshm_plugin {
     char *name; /* from the file name transport-NAME.so */
     char *path;

@@ -33,6 +33,10 @@ struct pshm_team {
     uint64_t ring_count;         /* ring reduce-scatter steps so far (scratch parity, credits) */
     uint64_t ctr_count;          /* counter barriers so far */
     uint64_t gather_count;       /* gather reductions so far (scratch parity) */
+    /* The previous collective was a binomial broadcast (collectives/coll_state.h
+     * coll_enter): its root, and the flag value of that call. */
+    int bcast_open, bcast_root;
+    uint64_t bcast_v;
     int all_mapped;              /* every member's heap is mapped here */
     int predefined;              /* world or shared: never destroyed */
     long config_mask;

@@ -196,6 +196,20 @@ if have_oshrun; then
         expect_none err "plugshmem"
     done
 
+    # A PE outside an active set calls its collectives: no effect, and
+    # under SHMEM_DEBUG one error line per such PE (PEs 0 and 2 of 4).
+    ENVS=()
+    run "non-member active-set calls np=4" 4 "$P/bad_nonmember"
+    expect_status 0
+    expect_count out 4 ": ok"
+    expect_none err "plugshmem"
+    ENVS=(SHMEM_DEBUG=1)
+    run "non-member active-set calls SHMEM_DEBUG=1 np=4" 4 "$P/bad_nonmember"
+    expect_status 0
+    expect_count out 4 ": ok"
+    expect_count err 2 "is not in the active set"
+    expect_line err "PE 2 is not in the active set" "shmem_long_sum_to_all" "PE_start 1, logPE_stride 1, PE_size 2" "no effect"
+
     # Unknown transport: named, with the installed ones, once.
     for np in 1 2 4; do
         ENVS=(SHMEM_TRANSPORT=nosuch)

@@ -386,11 +386,11 @@ static void test_release_keep(void)
     dlclose(kept.dl);
     free(kept.name);
     free(kept.path);
-    /* Rejected plugins were unloaded. */
+    /* Rejected plugins were unloaded (except under ASan: registry.h). */
     char path[4096];
     snprintf(path, sizeof path, "%s/transport-badabi.so", plugin_dir);
     void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-    CHECK(h == NULL);
+    CHECK((h == NULL) != PSHM_PLUGINS_STAY_LOADED);
     if (h)
         dlclose(h);
 }

@@ -61,6 +61,14 @@ extern struct pshm_coll_ops pshm_coll PSHM_HIDDEN;
 /* The native component, also the generic fallback of every slot. */
 extern const struct pshm_coll_ops pshm_coll_native PSHM_HIDDEN;
 
+/* A team's life in the collectives layer, for core/team.c.  attach binds
+ * the team's slot (t->slot) to its state, zero as every unused slot is.
+ * detach runs on every member of a team being destroyed: it completes
+ * what is in flight towards the slot, meets the other members, lets the
+ * component drop its per-team state and zeroes the slot. */
+void pshm_coll_team_attach(struct pshm_team *t) PSHM_HIDDEN;
+void pshm_coll_team_detach(struct pshm_team *t) PSHM_HIDDEN;
+
 /* Fills the table; called at the end of pshm_teams_init. */
 void pshm_coll_init(void) PSHM_HIDDEN;
 void pshm_coll_fini(void) PSHM_HIDDEN;

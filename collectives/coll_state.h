@@ -21,6 +21,7 @@
 
 #include "api.h"
 #include "segment.h"
+#include "sync.h"
 #include "coll.h"
 #include "team.h"
 
@@ -45,10 +46,31 @@ struct pshm_coll_flags {
     _Alignas(64) uint64_t ctr_release; /* counter barrier, on member 0: instances released */
 };
 
-#define PSHM_COLL_SCRATCH_SIZE (PSHM_COLL_SLOT_SIZE - sizeof(struct pshm_coll_flags))
+/* This PE's own bookkeeping of the team's native collectives: never read
+ * by peers, kept in the slot so that the core's team knows nothing of it
+ * and a new team in the slot starts from zero like its flags. */
+struct pshm_native_local {
+    uint64_t seq;          /* collective instances so far (same on all members) */
+    uint64_t rd_count;     /* recursive-doubling chunks so far (scratch parity) */
+    uint64_t ring_count;   /* ring reduce-scatter steps so far (scratch parity, credits) */
+    uint64_t ctr_count;    /* counter barriers so far */
+    uint64_t gather_count; /* gather reductions so far (scratch parity) */
+    /* The previous collective was a binomial broadcast (coll_enter): its
+     * root, and the flag value of that call. */
+    int bcast_open, bcast_root;
+    uint64_t bcast_v;
+};
+
+struct pshm_coll_head {
+    struct pshm_coll_flags f;
+    _Alignas(64) struct pshm_native_local l;
+};
+
+#define PSHM_COLL_SCRATCH_SIZE (PSHM_COLL_SLOT_SIZE - sizeof(struct pshm_coll_head))
 
 struct pshm_coll_slot {
     struct pshm_coll_flags f;
+    _Alignas(64) struct pshm_native_local l;
     _Alignas(64) unsigned char scratch[PSHM_COLL_SCRATCH_SIZE];
 };
 
@@ -111,11 +133,7 @@ static inline void coll_signal(uint64_t *flag, uint64_t v, int wpe)
         pshm_wake_check(wpe, flag);
         return;
     }
-    if (pshm_g.tp->fence)
-        pshm_g.tp->fence(NULL);
-    size_t off = 0;
-    int s = pshm_seg_of(flag, &off);
-    pshm_g.tp->put(NULL, wpe, s, off, &v, sizeof v);
+    pshm_flag_put(flag, v, wpe, 1);
     pshm_coll_pending = 1;
 }
 
@@ -130,9 +148,7 @@ static inline void coll_notify(uint64_t *flag, uint64_t v, int wpe)
         pshm_wake_check(wpe, flag);
         return;
     }
-    size_t off = 0;
-    int s = pshm_seg_of(flag, &off);
-    pshm_g.tp->put(NULL, wpe, s, off, &v, sizeof v);
+    pshm_flag_put(flag, v, wpe, 0);
     pshm_coll_pending = 1;
 }
 
@@ -175,8 +191,8 @@ static inline void coll_complete(void)
  */
 static inline int coll_enter(struct pshm_team *t)
 {
-    int open = t->bcast_open;
-    t->bcast_open = 0;
+    int open = t->sym->l.bcast_open;
+    t->sym->l.bcast_open = 0;
     return open;
 }
 

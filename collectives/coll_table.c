@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "coll_state.h"
 #include "config.h"
 #include "error.h"
 
@@ -61,4 +62,19 @@ void pshm_coll_fini(void)
         pshm_coll.team_destroy(&pshm_team_shared);
         pshm_coll.team_destroy(&pshm_team_world);
     }
+}
+
+void pshm_coll_team_attach(struct pshm_team *t) { t->sym = pshm_coll_slot_at(t->slot); }
+
+void pshm_coll_team_detach(struct pshm_team *t)
+{
+    /* Nothing may still be on its way to the slot when it is zeroed: every
+     * member completes its transfers, then all meet.  The dissemination
+     * barrier needs no state but the flags it leaves behind. */
+    coll_complete();
+    pshm_quiet(&pshm_ctx_default);
+    pshm_native_barrier_dissemination(t);
+    if (pshm_coll.team_destroy)
+        pshm_coll.team_destroy(t);
+    memset(t->sym, 0, sizeof *t->sym);
 }

@@ -8,7 +8,7 @@
 int pshm_native_barrier_dissemination(struct pshm_team *t)
 {
     int n = t->n_pes, me = t->my_pe;
-    uint64_t v = PSHM_FLAG(++t->seq, 0);
+    uint64_t v = PSHM_FLAG(++t->sym->l.seq, 0);
     uint64_t *f = t->sym->f.diss;
     for (int k = 0, d = 1; d < n; k++, d <<= 1) {
         coll_signal(&f[k], v, coll_wpe(t, (me + d) % n));
@@ -22,7 +22,7 @@ int pshm_native_barrier_dissemination(struct pshm_team *t)
 int pshm_native_barrier_tree(struct pshm_team *t)
 {
     int n = t->n_pes, me = t->my_pe;
-    uint64_t v = PSHM_FLAG(++t->seq, 0);
+    uint64_t v = PSHM_FLAG(++t->sym->l.seq, 0);
     struct pshm_coll_flags *f = &t->sym->f;
     int first = me * RADIX + 1;
     for (int j = 0; j < RADIX && first + j < n; j++)
@@ -52,7 +52,7 @@ int pshm_native_barrier_counter(struct pshm_team *t)
         count = &f0->ctr_count;
         release = &f0->ctr_release;
     }
-    uint64_t k = ++t->ctr_count;
+    uint64_t k = ++t->sym->l.ctr_count;
     coll_complete();
     uint64_t arrived = __atomic_add_fetch(count, 1, __ATOMIC_ACQ_REL);
     if (arrived == k * (uint64_t)t->n_pes) {

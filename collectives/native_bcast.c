@@ -52,15 +52,15 @@ static int bino_enter(const uint64_t *bino, uint64_t v, int vr, int n, void *des
 static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root)
 {
     int n = t->n_pes, me = t->my_pe;
-    uint64_t v = PSHM_FLAG(++t->seq, 0);
+    uint64_t v = PSHM_FLAG(++t->sym->l.seq, 0);
     struct pshm_coll_flags *f = &t->sym->f;
     int vr = (me - root + n) % n;
     uint64_t need = 0;
     if (coll_enter(t))
-        need = t->bcast_root == root ? t->bcast_v : v;
-    t->bcast_open = 1;
-    t->bcast_root = root;
-    t->bcast_v = v;
+        need = t->sym->l.bcast_root == root ? t->sym->l.bcast_v : v;
+    t->sym->l.bcast_open = 1;
+    t->sym->l.bcast_root = root;
+    t->sym->l.bcast_v = v;
     if (vr) {
         int k = lowbit_log(vr);
         coll_notify(&f->bino_rdy[k], v, coll_wpe(t, (me - (1 << k) + n) % n));
@@ -100,7 +100,7 @@ static int bcast_scatter_allgather(struct pshm_team *t, void *dest, const void *
     /* The scatter and the ring's first step write before hearing from the
      * receiver; the ring makes the call return only once all entered it. */
     coll_enter_writing(t);
-    uint64_t e = ++t->seq, v = PSHM_FLAG(e, 0);
+    uint64_t e = ++t->sym->l.seq, v = PSHM_FLAG(e, 0);
     struct pshm_coll_flags *f = &t->sym->f;
     int vr = (me - root + n) % n;
     size_t bs = (nbytes + (size_t)n - 1) / (size_t)n;

@@ -32,7 +32,7 @@ static int fcollect_ring(struct pshm_team *t, void *dest, const void *src, size_
     memmove(d + (size_t)me * nbytes, src, nbytes);
     if (n == 1)
         return 0;
-    uint64_t e = ++t->seq;
+    uint64_t e = ++t->sym->l.seq;
     uint64_t *f = &t->sym->f.ring;
     int next = coll_wpe(t, (me + 1) % n);
     for (int s = 0; s < n - 1; s++) {
@@ -51,7 +51,7 @@ static int fcollect_rd(struct pshm_team *t, void *dest, const void *src, size_t 
         return fcollect_ring(t, dest, src, nbytes);
     char *d = dest;
     memmove(d + (size_t)me * nbytes, src, nbytes);
-    uint64_t v = PSHM_FLAG(++t->seq, 0);
+    uint64_t v = PSHM_FLAG(++t->sym->l.seq, 0);
     uint64_t *f = t->sym->f.rd;
     for (int k = 0; (1 << k) < n; k++) {
         int lo = me & ~((1 << k) - 1); /* my range: [lo, lo + 2^k) */
@@ -88,7 +88,7 @@ int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_
 static uint64_t scan_u64(struct pshm_team *t, uint64_t x)
 {
     int n = t->n_pes, me = t->my_pe;
-    uint64_t v = PSHM_FLAG(++t->seq, 0);
+    uint64_t v = PSHM_FLAG(++t->sym->l.seq, 0);
     struct pshm_coll_flags *f = &t->sym->f;
     for (int k = 0, d = 1; d < n; k++, d <<= 1) {
         if (me + d < n) {

@@ -34,8 +34,8 @@ static void rd_chunk(struct pshm_team *t, unsigned char *acc, size_t m, const st
 {
     int n = t->n_pes, me = t->my_pe, rounds = coll_log2_floor(n), p = 1 << rounds;
     size_t bb = rd_buf_bytes(rounds), bytes = m * r->esize;
-    uint64_t v = PSHM_FLAG(++t->seq, 0);
-    int par = (int)(t->rd_count++ & 1);
+    uint64_t v = PSHM_FLAG(++t->sym->l.seq, 0);
+    int par = (int)(t->sym->l.rd_count++ & 1);
     struct pshm_coll_flags *f = &t->sym->f;
     unsigned char *fold = rd_buf(t, bb, rounds, par, rounds);
     if (me >= p) { /* extra PE: hand in, get the result back in own fold buffer */
@@ -115,12 +115,12 @@ static int reduce_ring(struct pshm_team *t, void *dest, const void *src, size_t 
     for (size_t base = 0; base < count; base += segmax) {
         size_t len = count - base < segmax ? count - base : segmax;
         size_t bs = (len + (size_t)n - 1) / (size_t)n;
-        uint64_t e = ++t->seq;
+        uint64_t e = ++t->sym->l.seq;
         unsigned char *db = d + base * es;
         const unsigned char *sb = s + base * es;
         /* reduce-scatter */
         for (int j = 1; j < n; j++) {
-            uint64_t c = ++t->ring_count;
+            uint64_t c = ++t->sym->l.ring_count;
             unsigned char *buf = t->sym->scratch + (c & 1) * half;
             int sbk = (me - j + 1 + n) % n, rbk = (me - j + n) % n;
             size_t lo, m;
@@ -206,7 +206,7 @@ static int reduce_gather(struct pshm_team *t, void *dest, const void *src, size_
 {
     int n = t->n_pes, me = t->my_pe;
     size_t bytes = count * r->esize;
-    unsigned char *buf = t->sym->scratch + (t->gather_count++ & 1) * gather_half();
+    unsigned char *buf = t->sym->scratch + (t->sym->l.gather_count++ & 1) * gather_half();
     for (int i = 0; i < n; i++)
         coll_put(buf + (size_t)me * bytes, src, bytes, coll_wpe(t, (me + i) % n));
     pshm_coll.barrier(t);

@@ -218,16 +218,13 @@ void pshm_wait_leave(struct pshm_wait *w)
         wake_all(s);
 }
 
-void pshm_flag_put(uint64_t *addr, uint64_t value, int pe)
+void pshm_flag_put(uint64_t *addr, uint64_t value, int pe, int ordered)
 {
-    char *b = pshm_mapped(addr, pe);
-    if (b) {
-        __atomic_store_n((uint64_t *)b, value, __ATOMIC_RELEASE);
-        return;
-    }
+    if (ordered && pshm_g.tp->fence)
+        pshm_g.tp->fence(pshm_ctx_default.t);
     size_t off = 0;
     int s = pshm_seg_of(addr, &off);
-    pshm_g.tp->put(NULL, pe, s, off, &value, sizeof value);
+    pshm_g.tp->put(pshm_ctx_default.t, pe, s, off, &value, sizeof value);
 }
 
 /* The world barrier and barrier_all/sync_all run the collectives table's

@@ -11,7 +11,6 @@
 
 #include "api.h"
 #include "coll.h"
-#include "coll_state.h"
 #include "error.h"
 #include "init.h"
 #include "team.h"
@@ -30,10 +29,7 @@ static int mapped(int w)
  * are set. */
 static void finish_team(struct pshm_team *t)
 {
-    t->sym = pshm_coll_slot_at(t->slot);
-    t->seq = 0;
-    t->rd_count = 0;
-    t->ring_count = 0;
+    pshm_coll_team_attach(t);
     t->all_mapped = 1;
     for (int i = 0; i < t->n_pes; i++)
         if (!mapped(pshm_team_world_pe(t, i)))
@@ -294,14 +290,7 @@ PSHM_API void pshmem_team_destroy(shmem_team_t team)
      * private ones are the user's to destroy first. */
     pshm_ctx_destroy_team(team);
     if (team->my_pe >= 0) {
-        /* Nothing may still be on its way to this slot when it is zeroed:
-         * every member completes its transfers, then all meet. */
-        coll_complete();
-        pshm_quiet(&pshm_ctx_default);
-        pshm_native_barrier_dissemination(team);
-        if (pshm_coll.team_destroy)
-            pshm_coll.team_destroy(team);
-        memset(team->sym, 0, sizeof *team->sym);
+        pshm_coll_team_detach(team);
         slots_used &= ~((uint64_t)1 << team->slot);
     }
     free_team(team);

@@ -27,16 +27,9 @@ struct pshm_team {
      * split_strided teams; for the others when their members happen to be). */
     int start, stride, strided;
     int slot;                    /* index of the symmetric state, same on all members */
-    struct pshm_coll_slot *sym;  /* that state in this PE's heap */
-    uint64_t seq;                /* collective instances so far (same on all members) */
-    uint64_t rd_count;           /* recursive-doubling chunks so far (scratch parity) */
-    uint64_t ring_count;         /* ring reduce-scatter steps so far (scratch parity, credits) */
-    uint64_t ctr_count;          /* counter barriers so far */
-    uint64_t gather_count;       /* gather reductions so far (scratch parity) */
-    /* The previous collective was a binomial broadcast (collectives/coll_state.h
-     * coll_enter): its root, and the flag value of that call. */
-    int bcast_open, bcast_root;
-    uint64_t bcast_v;
+    /* That state in this PE's heap, owned by the collectives layer
+     * (collectives/coll_state.h), with its own bookkeeping of the team. */
+    struct pshm_coll_slot *sym;
     int all_mapped;              /* every member's heap is mapped here */
     int predefined;              /* world or shared: never destroyed */
     long config_mask;

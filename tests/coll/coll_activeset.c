@@ -240,7 +240,7 @@ int main(void)
     for (int i = 0; i < SHMEM_SYNC_SIZE; i++)
         pSync3[i] = SHMEM_SYNC_VALUE;
     shmem_init();
-    watchdog(170);
+    watchdog(600);
     int np = shmem_n_pes(), me = shmem_my_pe();
     EXPECT(np <= MAXPE, "at most %d PEs", MAXPE);
     struct aset sets[] = {

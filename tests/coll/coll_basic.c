@@ -328,7 +328,7 @@ static void on_team(shmem_team_t t, int all_types)
 int main(void)
 {
     shmem_init();
-    watchdog(170);
+    watchdog(600);
     int np = shmem_n_pes(), me = shmem_my_pe();
     EXPECT(np <= MAXPE, "at most %d PEs", MAXPE);
     full = getenv("COLL_FULL") ? atoi(getenv("COLL_FULL")) : 1;

@@ -31,7 +31,7 @@ static void same_rc(int rc, const char *what)
 int main(void)
 {
     shmem_init();
-    watchdog(170);
+    watchdog(600);
     int np = shmem_n_pes(), me = shmem_my_pe();
     shmem_team_t t, x, y;
     shmem_team_config_t cfg = {0};

@@ -21,6 +21,13 @@ static void info_error(const char *fmt, ...)
     va_end(ap);
 }
 
+__attribute__((noreturn)) static void info_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pshm_vfatal(fmt, ap);
+}
+
 PSHM_API void pshmemx_info_print(FILE *out)
 {
     char err[1024];
@@ -33,7 +40,8 @@ PSHM_API void pshmemx_info_print(FILE *out)
 
     fprintf(out, "PlugSHMEM %s, implementing OpenSHMEM %d.%d\n", PLUGSHMEM_VERSION_STRING,
             SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    fprintf(out, "Transport plugin ABI %u\n\n", PSHM_TRANSPORT_ABI_VERSION);
+    fprintf(out, "Transport plugin ABI %u.%u\n\n", PSHM_TRANSPORT_ABI_MAJOR,
+            PSHM_TRANSPORT_ABI_MINOR);
 
     /* Query plugins as a single-node job of this size would. */
     struct pshm_registry reg;
@@ -42,13 +50,14 @@ PSHM_API void pshmemx_info_print(FILE *out)
     int *local_of = calloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++)
         local_of[i] = i;
-    pshm_core_services svc = {.abi_version = PSHM_TRANSPORT_ABI_VERSION,
+    pshm_core_services svc = {.hdr = PSHM_ABI_HEADER(pshm_core_services),
                               .my_pe = pshm_is_initialized() ? pshm_g.my_pe : 0,
                               .n_pes = n,
                               .n_local = n,
                               .local_of = local_of,
                               .getenv = info_getenv,
                               .error = info_error,
+                              .fatal = info_fatal,
                               .debug = cfg_ok ? pshm_cfg.debug : 0};
     pshm_registry_query(&reg, &svc);
     fprintf(out, "Transports (searched %s):\n", pshm_registry_dirs());
@@ -56,7 +65,8 @@ PSHM_API void pshmemx_info_print(FILE *out)
         struct pshm_plugin *p = &reg.p[i];
         fprintf(out, "  %-6s %s\n", p->name, p->path);
         if (p->desc)
-            fprintf(out, "         ABI %u, %s; %s\n", p->desc->abi_version, p->desc->description,
+            fprintf(out, "         ABI %u.%u, %s; %s\n", p->desc->hdr.major, p->desc->hdr.minor,
+                    p->desc->description,
                     p->usable ? "usable" : "not usable:");
         if (!p->usable)
             fprintf(out, "         %s\n", p->why);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "abi.h"
 #include "registry.h"
 
 #define PLUGIN_PREFIX "transport-"
@@ -58,21 +59,13 @@ static void load(struct pshm_plugin *p)
     if (!d)
         snprintf(p->why, sizeof p->why, "not a PlugSHMEM transport: no symbol '%s'",
                  PSHM_TRANSPORT_SYMBOL);
-    else if (d->abi_version != PSHM_TRANSPORT_ABI_VERSION)
-        snprintf(p->why, sizeof p->why,
-                 "built for transport ABI %u, this library speaks ABI %u: rebuild the plugin",
-                 d->abi_version, PSHM_TRANSPORT_ABI_VERSION);
-    else if (d->size < sizeof *d)
-        snprintf(p->why, sizeof p->why, "descriptor is %u bytes, expected at least %zu", d->size,
-                 sizeof *d);
-    else if (!d->name || strcmp(d->name, p->name) != 0)
+    else if (pshm_abi_check_desc(d, p->why, sizeof p->why) == 0) {
+        if (d->name && strcmp(d->name, p->name) == 0) {
+            p->desc = d;
+            return;
+        }
         snprintf(p->why, sizeof p->why, "descriptor names itself '%s' but the file says '%s'",
                  d->name ? d->name : "(null)", p->name);
-    else if (!d->query || !d->init)
-        snprintf(p->why, sizeof p->why, "descriptor lacks query or init");
-    else {
-        p->desc = d;
-        return;
     }
     dlclose(p->dl);
     p->dl = NULL;
@@ -191,8 +184,7 @@ static int ceiling(struct pshm_plugin *p, const pshm_core_services *svc)
         load(p);
     if (!p->desc)
         return -1; /* cannot load: its why says so */
-    if (p->desc->size < offsetof(pshm_transport_desc, max_priority) + sizeof(void *) ||
-        !p->desc->max_priority)
+    if (!p->desc->max_priority)
         return INT_MAX;
     return p->desc->max_priority(svc);
 }

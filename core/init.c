@@ -122,7 +122,8 @@ static void set_routes(uint32_t caps)
             char *m = pshm_segment_mapping(r, s);
             p->base[s] = pshm_cfg.bypass ? m : NULL;
             p->amo[s] = cpu_amo ? p->base[s] : NULL;
-            peer_bases[s][r] = m;
+            /* A PE's own segments are always at hand, shared or not. */
+            peer_bases[s][r] = r == pshm_boot.rank ? svc.seg[s].base : m;
         }
         svc.peer_base[s] = peer_bases[s];
     }

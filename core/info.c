@@ -9,6 +9,7 @@
 #include "info.h"
 #include "init.h"
 #include "registry.h"
+#include "settings.h"
 
 /* query() may read settings and report errors, as at shmem_init. */
 static const char *info_getenv(const char *name) { return getenv(name); }
@@ -85,12 +86,33 @@ PSHM_API void pshmemx_info_print(FILE *out)
         fprintf(out, "Transport that would be selected: %s\n", sel->name);
     else
         fprintf(out, "Transport that would be selected: none: %s\n", why);
-    pshm_registry_release(&reg, NULL);
-    free(local_of);
 
     fprintf(out, "\nEnvironment (name, current value or default, meaning):\n");
     pshm_config_print(out);
+    for (int i = 0; i < reg.n; i++)
+        if (reg.p[i].desc)
+            pshm_settings_print(out, reg.p[i].desc->settings);
+    pshm_registry_release(&reg, NULL);
+    free(local_of);
     if (!cfg_ok)
         fprintf(out, "\nConfiguration error: %s\n", err);
 }
+
+/* The README's settings table: every component's rows (shmem_info
+ * --markdown); tests/unit/check_readme_settings.sh compares them. */
+PSHM_API void pshmemx_info_settings_markdown(FILE *out)
+{
+    pshm_settings_markdown(out, "core", pshm_core_settings);
+    pshm_settings_markdown(out, "collectives", pshm_coll_settings());
+    struct pshm_registry reg;
+    pshm_registry_scan(&reg, getenv("SHMEM_TRANSPORT_PATH"));
+    for (int i = 0; i < reg.n; i++) {
+        char component[300];
+        snprintf(component, sizeof component, "transport %s", reg.p[i].name);
+        if (pshm_registry_load(&reg.p[i]) == 0) /* the descriptor holds the table */
+            pshm_settings_markdown(out, component, reg.p[i].desc->settings);
+    }
+    pshm_registry_release(&reg, NULL);
+}
+#pragma weak shmemx_info_settings_markdown = pshmemx_info_settings_markdown
 #pragma weak shmemx_info_print = pshmemx_info_print

@@ -18,6 +18,7 @@
 #include "memory.h"
 #include "registry.h"
 #include "segment.h"
+#include "settings.h"
 #include "sync.h"
 
 struct pshm_global pshm_g;
@@ -168,6 +169,10 @@ static int select_transport(int fatal)
     }
     plugin = *p;
     pshm_registry_release(&reg, p);
+    /* The plugin's settings are checked here, before init(), so that a bad
+     * value reads like one of the core's. */
+    if (pshm_settings_check(plugin.desc->settings, err, sizeof err))
+        return config_fail(pshm_boot.rank, err, fatal);
     return 0;
 }
 

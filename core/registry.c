@@ -41,8 +41,10 @@ static struct pshm_plugin *find(struct pshm_registry *r, const char *name)
     return NULL;
 }
 
-static void load(struct pshm_plugin *p)
+int pshm_registry_load(struct pshm_plugin *p)
 {
+    if (p->desc || p->why[0])
+        return p->desc ? 0 : -1;
     /* libfabric pulls in libpsm_infinipath, whose constructor installs a
      * SIGSEGV handler that prints a backtrace and then blocks: a PE that
      * crashes would hang the job instead of dying. */
@@ -53,7 +55,7 @@ static void load(struct pshm_plugin *p)
     if (!p->dl) {
         const char *e = dlerror();
         snprintf(p->why, sizeof p->why, "cannot load: %s", e ? e : "unknown dlopen error");
-        return;
+        return -1;
     }
     const pshm_transport_desc *d = dlsym(p->dl, PSHM_TRANSPORT_SYMBOL);
     if (!d)
@@ -62,13 +64,14 @@ static void load(struct pshm_plugin *p)
     else if (pshm_abi_check_desc(d, p->why, sizeof p->why) == 0) {
         if (d->name && strcmp(d->name, p->name) == 0) {
             p->desc = d;
-            return;
+            return 0;
         }
         snprintf(p->why, sizeof p->why, "descriptor names itself '%s' but the file says '%s'",
                  d->name ? d->name : "(null)", p->name);
     }
     dlclose(p->dl);
     p->dl = NULL;
+    return -1;
 }
 
 static void scan_dir(struct pshm_registry *r, const char *dir)
@@ -160,8 +163,7 @@ static void query_one(struct pshm_plugin *p, const pshm_core_services *svc)
     if (p->queried)
         return;
     p->queried = 1;
-    if (!p->dl && !p->why[0])
-        load(p);
+    pshm_registry_load(p);
     if (!p->desc)
         return;
     p->why[0] = '\0';
@@ -180,8 +182,7 @@ void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc)
 /* The most query() could answer, known without querying (INT_MAX: unknown). */
 static int ceiling(struct pshm_plugin *p, const pshm_core_services *svc)
 {
-    if (!p->dl && !p->why[0])
-        load(p);
+    pshm_registry_load(p);
     if (!p->desc)
         return -1; /* cannot load: its why says so */
     if (!p->desc->max_priority)

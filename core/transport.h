@@ -131,10 +131,12 @@ struct pshm_segment_info {
  * shmem_info and the README, and checks its value before init() by type,
  * so that a bad value stops shmem_init with one line naming it. */
 enum pshm_setting_type {
-    PSHM_SETTING_STRING, /* anything */
-    PSHM_SETTING_BOOL,   /* 1/0, yes/no, true/false, on/off */
-    PSHM_SETTING_UINT,   /* a decimal integer >= 0 */
-    PSHM_SETTING_CHOICE  /* one of the '|'-separated words of choices */
+    PSHM_SETTING_STRING,    /* anything */
+    PSHM_SETTING_BOOL,      /* 1/0, yes/no, true/false, on/off */
+    PSHM_SETTING_AUTO_BOOL, /* auto, or a boolean */
+    PSHM_SETTING_UINT,      /* a decimal integer >= 0 */
+    PSHM_SETTING_SIZE,      /* bytes, or a number with K, M, G or T (powers of 1024) */
+    PSHM_SETTING_CHOICE     /* one of the '|'-separated words of choices */
 };
 
 typedef struct pshm_setting {

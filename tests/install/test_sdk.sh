@@ -63,6 +63,15 @@ else
   bad "4-PE job on loopback"; echo "$out"
 fi
 
+# Its settings table reaches the core: a bad value is refused in one line.
+out=$(cd "$work" && SHMEM_LOOPBACK_VERBOSE=maybe timeout 60 "$p/bin/oshrun" -n 2 ./hello 2>&1)
+rc=$?
+if [ $rc = 1 ] && [ "$(grep -c "SHMEM_LOOPBACK_VERBOSE='maybe' is not a boolean" <<<"$out")" = 1 ]; then
+  ok "the plugin's setting is checked by the core"
+else
+  bad "bad plugin setting (status $rc)"; echo "$out"
+fi
+
 # The API suite from the build tree, as tests/prog runs it.
 oshrun=$build/tools/oshrun suite=$build/tests/prog/suite_api
 for np in singleton 1 2 3 8; do

@@ -1131,6 +1131,29 @@ static void ofi_fini(void)
     g.svc = NULL;
 }
 
+/* Listed by shmem_info and the README; the core checks their form before
+ * init, the ranges are checked here. */
+static const pshm_setting settings[] = {
+    {"SHMEM_OFI_PROVIDER", PSHM_SETTING_STRING, "(FI_PROVIDER, else libfabric's first)", NULL,
+     "ofi transport: libfabric provider, e.g. shm, tcp;ofi_rxm, udp;ofi_rxd"},
+    {"SHMEM_OFI_DOMAIN", PSHM_SETTING_STRING, "(provider's first)", NULL,
+     "ofi transport: libfabric domain (NIC), e.g. eth0"},
+    {"SHMEM_PROGRESS_THREAD", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
+     "ofi transport: progress thread serving peers while the program computes (auto: on for "
+     "providers with manual progress; 1 or 0)"},
+    {"SHMEM_PROGRESS_INTERVAL", PSHM_SETTING_UINT, "100", NULL,
+     "ofi transport: microseconds between progress-thread polls"},
+    {"SHMEM_OFI_DELIVERY_COMPLETE", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
+     "ofi transport: FI_DELIVERY_COMPLETE on puts and atomics (auto: where the provider needs it; "
+     "0 is unsafe, for measurements)"},
+    {"SHMEM_OFI_AMO_CPU_COHERENT", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
+     "ofi transport: whether the provider's atomics mix with CPU atomics on-node (auto: per "
+     "provider)"},
+    {"SHMEM_OFI_VERBOSE", PSHM_SETTING_STRING, "(unset)", NULL,
+     "ofi transport: when set, PE 0 prints the provider and modes chosen"},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
 __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
     .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
     .name = "ofi",
@@ -1139,4 +1162,5 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .init = ofi_init,
     .fini = ofi_fini,
     .max_priority = ofi_max_priority,
+    .settings = settings,
 };

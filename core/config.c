@@ -7,59 +7,71 @@
 
 #include "../collectives/coll_algos.h"
 #include "config.h"
+#include "settings.h"
 
 struct pshm_config pshm_cfg;
 
-struct var {
-    const char *name;
-    const char *def; /* shown when unset */
-    const char *help;
-};
-
-static const struct var vars[] = {
-    {"SHMEM_SYMMETRIC_SIZE", "256M",
+/* The core's settings: shmem_info and the README's table come from here
+ * (the README's is checked against `shmem_info --markdown`). */
+const pshm_setting pshm_core_settings[] = {
+    {"SHMEM_SYMMETRIC_SIZE", PSHM_SETTING_SIZE, "256M", NULL,
      "symmetric heap size per PE: bytes, or a number with K, M, G or T (powers of 1024)"},
-    {"SHMEM_TRANSPORT", "(highest priority usable)",
+    {"SHMEM_TRANSPORT", PSHM_SETTING_STRING, "(highest priority usable)", NULL,
      "transport preference list, e.g. ofi,shm; see shmem_info for those installed"},
-    {"SHMEM_TRANSPORT_PATH", "(none)",
+    {"SHMEM_TRANSPORT_PATH", PSHM_SETTING_STRING, "(none)", NULL,
      "extra ':'-separated folders searched for transport-NAME.so before the install's own"},
-    {"SHMEM_BYPASS", "1", "on-node PEs by load/store into mapped memory (0: all traffic via the transport)"},
-    {"SHMEM_GLOBALS", "map",
+    {"SHMEM_BYPASS", PSHM_SETTING_BOOL, "1", NULL,
+     "on-node PEs by load/store into mapped memory (0: all traffic via the transport)"},
+    {"SHMEM_GLOBALS", PSHM_SETTING_CHOICE, "map", "map|cma",
      "global/static data: map (shared mapping, load/store on-node) or cma (process_vm_readv/writev)"},
-    {"SHMEM_WAIT_SPINS", "auto",
+    {"SHMEM_WAIT_SPINS", PSHM_SETTING_STRING, "auto", NULL,
      "polls before a waiting PE gives up its CPU (auto: 16384 while PEs <= cores, else 64); it "
      "then yields for 100 us, then sleeps"},
-    {"SHMEM_WAIT_SLEEP", "500",
+    {"SHMEM_WAIT_SLEEP", PSHM_SETTING_UINT, "500", NULL,
      "longest sleep of a waiting PE in microseconds: how late it may see a write that cannot "
      "wake it (a plain put, a fetching AMO, another node); 0: never sleep, only yield"},
-    {"SHMEM_EMULATE_NODES", "1",
+    {"SHMEM_EMULATE_NODES", PSHM_SETTING_UINT, "1", NULL,
      "split each node's PEs into N emulated nodes (PE number modulo N) to exercise multi-node "
-     "paths on one machine"},
-    {"SHMEM_DEBUG", "0", "check every call's arguments and explain failures"},
-    {"SHMEM_INFO", "0", "print this information on PE 0 at shmem_init"},
-    {"SHMEM_VERSION", "0", "print the library version on PE 0 at shmem_init"},
-    {"SHMEM_COLLECTIVES", "native", "collectives component: native (over RMA/AMO, shared-memory aware)"},
-    {"SHMEM_BARRIER_ALGORITHM", "auto", "barrier/sync: auto, dissemination, tree or counter"},
-    {"SHMEM_BCAST_ALGORITHM", "auto", "broadcast: auto, binomial or scatter_allgather"},
-    {"SHMEM_REDUCE_ALGORITHM", "auto",
-     "reductions: auto, recursive_doubling, ring or reduce_scatter_allgather"},
-    {"SHMEM_COLLECT_ALGORITHM", "auto", "fcollect/collect: auto, ring, recursive_doubling or linear"},
-    {"SHMEM_ALLTOALL_ALGORITHM", "auto", "alltoall(s): auto, pairwise or linear"},
-    {"PLUGSHMEM_JOB_TAG", "(set by oshrun)", "job identifier used to name shared-memory objects"},
-    {"SHMEM_OFI_PROVIDER", "(FI_PROVIDER, else libfabric's first)",
-     "ofi transport: libfabric provider, e.g. shm, tcp;ofi_rxm, udp;ofi_rxd"},
-    {"SHMEM_OFI_DOMAIN", "(provider's first)", "ofi transport: libfabric domain (NIC), e.g. eth0"},
-    {"SHMEM_PROGRESS_THREAD", "auto",
-     "ofi transport: progress thread serving peers while the program computes (auto: on for "
-     "providers with manual progress; 1 or 0)"},
-    {"SHMEM_PROGRESS_INTERVAL", "100", "ofi transport: microseconds between progress-thread polls"},
-    {"SHMEM_OFI_DELIVERY_COMPLETE", "auto",
-     "ofi transport: FI_DELIVERY_COMPLETE on puts and atomics (auto: where the provider needs it; "
-     "0 is unsafe, for measurements)"},
-    {"SHMEM_OFI_AMO_CPU_COHERENT", "auto",
-     "ofi transport: whether the provider's atomics mix with CPU atomics on-node (auto: per provider)"},
-    {"SHMEM_OFI_VERBOSE", "0", "ofi transport: PE 0 prints the provider and modes chosen"},
+     "paths on one machine (needs a network transport, e.g. ofi)"},
+    {"SHMEM_DEBUG", PSHM_SETTING_BOOL, "0", NULL, "check every call's arguments and explain failures"},
+    {"SHMEM_INFO", PSHM_SETTING_BOOL, "0", NULL, "print the shmem_info report on PE 0 at shmem_init"},
+    {"SHMEM_VERSION", PSHM_SETTING_BOOL, "0", NULL, "print the library version on PE 0 at shmem_init"},
+    {"SHMEM_COLLECTIVES", PSHM_SETTING_CHOICE, "native", PSHM_COLL_COMPONENTS,
+     "collectives component: native (over RMA/AMO, shared-memory aware)"},
+    {"PLUGSHMEM_JOB_TAG", PSHM_SETTING_STRING, "(set by oshrun)", NULL,
+     "job identifier used to name shared-memory objects"},
+    {NULL, 0, NULL, NULL, NULL},
 };
+
+/* The collectives' settings, from their one list (collectives/coll_algos.h). */
+const pshm_setting *pshm_coll_settings(void)
+{
+    static const struct {
+        const char *name, *choices;
+    } algo[PSHM_COP_N] = PSHM_COLL_ALGO_VARS;
+    static pshm_setting table[PSHM_COP_N + 1];
+    static char help[PSHM_COP_N][256];
+    for (int i = 0; i < PSHM_COP_N && !table[i].name; i++) {
+        /* SHMEM_<OP>_ALGORITHM: the operation's name, in lower case */
+        const char *op = algo[i].name + strlen("SHMEM_");
+        size_t oplen = strlen(op) - strlen("_ALGORITHM"), o;
+        o = (size_t)snprintf(help[i], sizeof help[i], "force the ");
+        for (size_t k = 0; k < oplen && o + 1 < sizeof help[i]; k++)
+            help[i][o++] = (char)tolower((unsigned char)op[k]);
+        o += (size_t)snprintf(help[i] + o, sizeof help[i] - o, " algorithm: ");
+        for (const char *c = algo[i].choices; *c && o + 3 < sizeof help[i]; c++)
+            if (*c == '|') {
+                help[i][o++] = ',';
+                help[i][o++] = ' ';
+            } else {
+                help[i][o++] = *c;
+            }
+        help[i][o] = '\0';
+        table[i] = (pshm_setting){algo[i].name, PSHM_SETTING_CHOICE, "auto", algo[i].choices,
+                                  help[i]};
+    }
+    return table;
+}
 
 int pshm_parse_size(const char *s, size_t *out)
 {
@@ -246,8 +258,6 @@ int pshm_config_load(char *err, size_t errlen)
 
 void pshm_config_print(FILE *f)
 {
-    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
-        const char *v = getenv(vars[i].name);
-        fprintf(f, "  %-26s %-26s %s\n", vars[i].name, v ? v : vars[i].def, vars[i].help);
-    }
+    pshm_settings_print(f, pshm_core_settings);
+    pshm_settings_print(f, pshm_coll_settings());
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "transport.h"
+
 #define PSHM_DEFAULT_HEAP_SIZE ((size_t)256 << 20) /* the one place the default lives */
 #define PSHM_WAIT_SPINS_AUTO (~0u) /* decided at init from PEs per core */
 #define PSHM_WAIT_SLEEP_DEFAULT 500u /* microseconds */
@@ -32,8 +34,12 @@ extern struct pshm_config pshm_cfg;
 /* Parses every variable; on a bad value writes one line naming the
  * variable, the value and what is accepted into err and returns -1. */
 int pshm_config_load(char *err, size_t errlen);
-/* Prints "NAME=value  help" for every variable. */
+/* Prints "NAME  value  help" for every variable of the core and the
+ * collectives. */
 void pshm_config_print(FILE *f);
+/* The settings tables of the core and of the collectives. */
+extern const pshm_setting pshm_core_settings[];
+const pshm_setting *pshm_coll_settings(void);
 /* "512M" -> 536870912. Returns 0, or -1 if s is not a size. */
 int pshm_parse_size(const char *s, size_t *out);
 /* 1/0, yes/no, true/false, on/off. Returns 0, or -1. */

@@ -20,7 +20,7 @@ static int create(shmem_team_t team, long options, shmem_ctx_t *ctx)
     struct pshm_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return 1;
-    if (pshm_g.tp->ctx_create && pshm_g.tp->ctx_create(options, &c->t)) {
+    if (pshm_g.tp->ctx_create(options, &c->t)) {
         free(c);
         return 1;
     }
@@ -63,8 +63,7 @@ PSHM_API void pshmem_ctx_destroy(shmem_ctx_t ctx)
             break;
         }
     pthread_mutex_unlock(&all_lock);
-    if (pshm_g.tp->ctx_destroy)
-        pshm_g.tp->ctx_destroy(ctx->t);
+    pshm_g.tp->ctx_destroy(ctx->t);
     free(ctx);
 }
 

@@ -32,11 +32,15 @@ void pshm_error(const char *fmt, ...)
     va_end(ap);
 }
 
+void pshm_vfatal(const char *fmt, va_list ap)
+{
+    pshm_verror(fmt, ap);
+    pshm_job_abort(1);
+}
+
 void pshm_fatal(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    pshm_verror(fmt, ap);
-    va_end(ap);
-    pshm_job_abort(1);
+    pshm_vfatal(fmt, ap);
 }

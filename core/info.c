@@ -9,6 +9,7 @@
 #include "info.h"
 #include "init.h"
 #include "registry.h"
+#include "settings.h"
 
 /* query() may read settings and report errors, as at shmem_init. */
 static const char *info_getenv(const char *name) { return getenv(name); }
@@ -19,6 +20,13 @@ static void info_error(const char *fmt, ...)
     va_start(ap, fmt);
     pshm_verror(fmt, ap);
     va_end(ap);
+}
+
+__attribute__((noreturn)) static void info_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pshm_vfatal(fmt, ap);
 }
 
 PSHM_API void pshmemx_info_print(FILE *out)
@@ -33,7 +41,8 @@ PSHM_API void pshmemx_info_print(FILE *out)
 
     fprintf(out, "PlugSHMEM %s, implementing OpenSHMEM %d.%d\n", PLUGSHMEM_VERSION_STRING,
             SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    fprintf(out, "Transport plugin ABI %u\n\n", PSHM_TRANSPORT_ABI_VERSION);
+    fprintf(out, "Transport plugin ABI %u.%u\n\n", PSHM_TRANSPORT_ABI_MAJOR,
+            PSHM_TRANSPORT_ABI_MINOR);
 
     /* Query plugins as a single-node job of this size would. */
     struct pshm_registry reg;
@@ -42,13 +51,14 @@ PSHM_API void pshmemx_info_print(FILE *out)
     int *local_of = calloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++)
         local_of[i] = i;
-    pshm_core_services svc = {.abi_version = PSHM_TRANSPORT_ABI_VERSION,
+    pshm_core_services svc = {.hdr = PSHM_ABI_HEADER(pshm_core_services),
                               .my_pe = pshm_is_initialized() ? pshm_g.my_pe : 0,
                               .n_pes = n,
                               .n_local = n,
                               .local_of = local_of,
                               .getenv = info_getenv,
                               .error = info_error,
+                              .fatal = info_fatal,
                               .debug = cfg_ok ? pshm_cfg.debug : 0};
     pshm_registry_query(&reg, &svc);
     fprintf(out, "Transports (searched %s):\n", pshm_registry_dirs());
@@ -56,7 +66,8 @@ PSHM_API void pshmemx_info_print(FILE *out)
         struct pshm_plugin *p = &reg.p[i];
         fprintf(out, "  %-6s %s\n", p->name, p->path);
         if (p->desc)
-            fprintf(out, "         ABI %u, %s; %s\n", p->desc->abi_version, p->desc->description,
+            fprintf(out, "         ABI %u.%u, %s; %s\n", p->desc->hdr.major, p->desc->hdr.minor,
+                    p->desc->description,
                     p->usable ? "usable" : "not usable:");
         if (!p->usable)
             fprintf(out, "         %s\n", p->why);
@@ -75,12 +86,33 @@ PSHM_API void pshmemx_info_print(FILE *out)
         fprintf(out, "Transport that would be selected: %s\n", sel->name);
     else
         fprintf(out, "Transport that would be selected: none: %s\n", why);
-    pshm_registry_release(&reg, NULL);
-    free(local_of);
 
     fprintf(out, "\nEnvironment (name, current value or default, meaning):\n");
     pshm_config_print(out);
+    for (int i = 0; i < reg.n; i++)
+        if (reg.p[i].desc)
+            pshm_settings_print(out, reg.p[i].desc->settings);
+    pshm_registry_release(&reg, NULL);
+    free(local_of);
     if (!cfg_ok)
         fprintf(out, "\nConfiguration error: %s\n", err);
 }
+
+/* The README's settings table: every component's rows (shmem_info
+ * --markdown); tests/unit/check_readme_settings.sh compares them. */
+PSHM_API void pshmemx_info_settings_markdown(FILE *out)
+{
+    pshm_settings_markdown(out, "core", pshm_core_settings);
+    pshm_settings_markdown(out, "collectives", pshm_coll_settings());
+    struct pshm_registry reg;
+    pshm_registry_scan(&reg, getenv("SHMEM_TRANSPORT_PATH"));
+    for (int i = 0; i < reg.n; i++) {
+        char component[300];
+        snprintf(component, sizeof component, "transport %s", reg.p[i].name);
+        if (pshm_registry_load(&reg.p[i]) == 0) /* the descriptor holds the table */
+            pshm_settings_markdown(out, component, reg.p[i].desc->settings);
+    }
+    pshm_registry_release(&reg, NULL);
+}
+#pragma weak shmemx_info_settings_markdown = pshmemx_info_settings_markdown
 #pragma weak shmemx_info_print = pshmemx_info_print

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "alloc.h"
 #include "api.h"
 #include "config.h"
@@ -17,6 +18,7 @@
 #include "memory.h"
 #include "registry.h"
 #include "segment.h"
+#include "settings.h"
 #include "sync.h"
 
 struct pshm_global pshm_g;
@@ -29,6 +31,7 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int refcount;
 static int boot_up;
 static struct pshm_plugin plugin; /* the transport in use */
+static pshm_transport_ops tp_ops; /* its ops, as this core's table (abi.h) */
 static pshm_core_services svc;
 static int *local_of;
 static char **peer_bases[PSHM_NSEGS];
@@ -73,12 +76,20 @@ static void svc_error(const char *fmt, ...)
     va_end(ap);
 }
 
+/* As the core's own fatal errors: the message, then the whole job ends. */
+__attribute__((noreturn)) static void svc_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pshm_vfatal(fmt, ap);
+}
+
 static const char *svc_getenv(const char *name) { return getenv(name); }
 
 static void build_services(void)
 {
     memset(&svc, 0, sizeof svc);
-    svc.abi_version = PSHM_TRANSPORT_ABI_VERSION;
+    svc.hdr = (pshm_abi_header)PSHM_ABI_HEADER(pshm_core_services);
     svc.my_pe = pshm_boot.rank;
     svc.n_pes = pshm_boot.size;
     svc.n_local = pshm_boot.n_local;
@@ -92,27 +103,54 @@ static void build_services(void)
     svc.barrier = pshm_boot.barrier;
     svc.getenv = svc_getenv;
     svc.error = svc_error;
+    svc.fatal = svc_fatal;
     svc.debug = pshm_cfg.debug;
 }
 
 /* Which PEs the core reaches by load/store, and for which of those CPU
  * atomics are safe: only where every PE that can target a word uses the
- * same atomicity domain. */
-static void set_routes(const pshm_transport_ops *ops)
+ * same atomicity domain.  The plugin is shown every mapping, also those
+ * the core does not use itself (SHMEM_BYPASS=0). */
+static void set_routes(uint32_t caps)
 {
     int all_local = pshm_boot.n_local == pshm_boot.size;
-    int cpu_amo = all_local || (ops->caps & PSHM_CAP_AMO_CPU_COHERENT);
+    int cpu_amo = all_local || (caps & PSHM_CAP_AMO_CPU_COHERENT);
     for (int s = 0; s < PSHM_NSEGS; s++) {
-        peer_bases[s] = calloc((size_t)pshm_boot.size, sizeof(char *));
+        if (!peer_bases[s])
+            peer_bases[s] = calloc((size_t)pshm_boot.size, sizeof(char *));
         for (int r = 0; r < pshm_boot.size; r++) {
             struct pshm_peer *p = &pshm_g.peer[r];
-            if (!pshm_cfg.bypass)
-                p->base[s] = NULL;
+            char *m = pshm_segment_mapping(r, s);
+            p->base[s] = pshm_cfg.bypass ? m : NULL;
             p->amo[s] = cpu_amo ? p->base[s] : NULL;
-            peer_bases[s][r] = p->base[s];
+            /* A PE's own segments are always at hand, shared or not. */
+            peer_bases[s][r] = r == pshm_boot.rank ? svc.seg[s].base : m;
         }
         svc.peer_base[s] = peer_bases[s];
     }
+}
+
+/* The plugin's ops as this core's table, or the job ends naming the
+ * plugin and what is wrong (the same on every PE: one line). */
+static void adopt_ops(const pshm_transport_ops *ops)
+{
+    char why[512], msg[1024 + 512];
+    if (pshm_abi_adopt_ops(ops, &tp_ops, why, sizeof why) == 0)
+        return;
+    snprintf(msg, sizeof msg, "transport '%s' (%s): %s", plugin.name, plugin.path, why);
+    config_fail(pshm_boot.rank, msg, 1);
+}
+
+/* SHMEM_THREAD_MULTIPLE needs a plugin that takes concurrent calls; the
+ * others are served by any plugin, one call at a time. */
+static int thread_level(int requested, uint32_t caps)
+{
+    int level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
+                : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
+                                                    : requested;
+    if (level == SHMEM_THREAD_MULTIPLE && !(caps & PSHM_CAP_THREAD_SAFE))
+        level = SHMEM_THREAD_SERIALIZED;
+    return level;
 }
 
 static int select_transport(int fatal)
@@ -131,6 +169,10 @@ static int select_transport(int fatal)
     }
     plugin = *p;
     pshm_registry_release(&reg, p);
+    /* The plugin's settings are checked here, before init(), so that a bad
+     * value reads like one of the core's. */
+    if (pshm_settings_check(plugin.desc->settings, err, sizeof err))
+        return config_fail(pshm_boot.rank, err, fatal);
     return 0;
 }
 
@@ -194,9 +236,7 @@ static int init(int requested, int *provided, int fatal)
         pshm_cfg.wait_spins = pshm_g.oversubscribed ? 64 : 1u << 14;
     }
     build_services();
-    svc.thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
-                       : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
-                                                           : requested;
+    svc.thread_level = thread_level(requested, PSHM_CAP_THREAD_SAFE); /* what was asked */
     if (select_transport(fatal)) {
         pshm_boot.fini();
         boot_up = 0;
@@ -205,7 +245,8 @@ static int init(int requested, int *provided, int fatal)
     }
     pshm_transport_in_use = plugin.name;
     if (pshm_segments_init(&pshm_boot, pshm_cfg.symmetric_size, !strcmp(pshm_cfg.globals, "map"),
-                           pshm_cfg.bypass))
+                           pshm_cfg.bypass ||
+                               (plugin.desc->flags & PSHM_DESC_USES_PEER_MAPPINGS)))
         pshm_job_abort(1);
     pshm_g.heap_fast_len = pshm_cfg.debug ? 0 : pshm_g.heap_len;
     pshm_g.data_fast_len = pshm_cfg.debug ? 0 : pshm_g.data_len;
@@ -215,27 +256,21 @@ static int init(int requested, int *provided, int fatal)
     svc.seg[PSHM_SEG_DATA].size = pshm_g.data_len;
     const pshm_transport_ops *ops = NULL;
     /* Routes first: a plugin learns from svc which peers the core maps. */
-    {
-        pshm_transport_ops probe = {0};
-        set_routes(&probe);
-    }
+    set_routes(0);
     if (plugin.desc->init(&svc, &ops) || !ops)
         pshm_fatal("transport '%s' (%s) failed to initialize", plugin.name, plugin.path);
-    for (int s = 0; s < PSHM_NSEGS; s++)
-        free(peer_bases[s]);
-    set_routes(ops);
+    adopt_ops(ops);
+    set_routes(tp_ops.caps);
     pshm_sleep_init();
-    pshm_g.tp = ops;
-    pshm_g.tp_quiet = ops->quiet != NULL;
-    pshm_g.tp_progress = ops->progress != NULL;
+    pshm_g.tp = &tp_ops;
+    pshm_g.tp_quiet = tp_ops.quiet != NULL;
+    pshm_g.tp_progress = tp_ops.progress != NULL;
     memset(&pshm_ctx_default, 0, sizeof pshm_ctx_default);
     pshm_ctx_default.team = &pshm_team_world;
     pshm_memory_init(pshm_cfg.symmetric_size);
     pshm_teams_init();
 
-    pshm_thread_level = requested < SHMEM_THREAD_SINGLE     ? SHMEM_THREAD_SINGLE
-                        : requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
-                                                            : requested;
+    pshm_thread_level = thread_level(requested, tp_ops.caps);
     if (provided)
         *provided = pshm_thread_level;
     refcount = 1;
@@ -279,9 +314,9 @@ PSHM_API void pshmem_finalize(void)
         return;
     }
     pshmem_barrier_all();
-    if (plugin.desc->fini)
-        plugin.desc->fini();
+    plugin.desc->fini();
     pshm_g.tp = NULL;
+    memset(&tp_ops, 0, sizeof tp_ops);
     pshm_teams_fini();
     pshm_memory_fini();
     pshm_sleep_fini();

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "abi.h"
 #include "registry.h"
 
 #define PLUGIN_PREFIX "transport-"
@@ -40,8 +41,10 @@ static struct pshm_plugin *find(struct pshm_registry *r, const char *name)
     return NULL;
 }
 
-static void load(struct pshm_plugin *p)
+int pshm_registry_load(struct pshm_plugin *p)
 {
+    if (p->desc || p->why[0])
+        return p->desc ? 0 : -1;
     /* libfabric pulls in libpsm_infinipath, whose constructor installs a
      * SIGSEGV handler that prints a backtrace and then blocks: a PE that
      * crashes would hang the job instead of dying. */
@@ -52,30 +55,23 @@ static void load(struct pshm_plugin *p)
     if (!p->dl) {
         const char *e = dlerror();
         snprintf(p->why, sizeof p->why, "cannot load: %s", e ? e : "unknown dlopen error");
-        return;
+        return -1;
     }
     const pshm_transport_desc *d = dlsym(p->dl, PSHM_TRANSPORT_SYMBOL);
     if (!d)
         snprintf(p->why, sizeof p->why, "not a PlugSHMEM transport: no symbol '%s'",
                  PSHM_TRANSPORT_SYMBOL);
-    else if (d->abi_version != PSHM_TRANSPORT_ABI_VERSION)
-        snprintf(p->why, sizeof p->why,
-                 "built for transport ABI %u, this library speaks ABI %u: rebuild the plugin",
-                 d->abi_version, PSHM_TRANSPORT_ABI_VERSION);
-    else if (d->size < sizeof *d)
-        snprintf(p->why, sizeof p->why, "descriptor is %u bytes, expected at least %zu", d->size,
-                 sizeof *d);
-    else if (!d->name || strcmp(d->name, p->name) != 0)
+    else if (pshm_abi_check_desc(d, p->why, sizeof p->why) == 0) {
+        if (d->name && strcmp(d->name, p->name) == 0) {
+            p->desc = d;
+            return 0;
+        }
         snprintf(p->why, sizeof p->why, "descriptor names itself '%s' but the file says '%s'",
                  d->name ? d->name : "(null)", p->name);
-    else if (!d->query || !d->init)
-        snprintf(p->why, sizeof p->why, "descriptor lacks query or init");
-    else {
-        p->desc = d;
-        return;
     }
     dlclose(p->dl);
     p->dl = NULL;
+    return -1;
 }
 
 static void scan_dir(struct pshm_registry *r, const char *dir)
@@ -167,8 +163,7 @@ static void query_one(struct pshm_plugin *p, const pshm_core_services *svc)
     if (p->queried)
         return;
     p->queried = 1;
-    if (!p->dl && !p->why[0])
-        load(p);
+    pshm_registry_load(p);
     if (!p->desc)
         return;
     p->why[0] = '\0';
@@ -187,12 +182,10 @@ void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc)
 /* The most query() could answer, known without querying (INT_MAX: unknown). */
 static int ceiling(struct pshm_plugin *p, const pshm_core_services *svc)
 {
-    if (!p->dl && !p->why[0])
-        load(p);
+    pshm_registry_load(p);
     if (!p->desc)
         return -1; /* cannot load: its why says so */
-    if (p->desc->size < offsetof(pshm_transport_desc, max_priority) + sizeof(void *) ||
-        !p->desc->max_priority)
+    if (!p->desc->max_priority)
         return INT_MAX;
     return p->desc->max_priority(svc);
 }

@@ -42,6 +42,8 @@ struct pshm_registry {
  * plugin folder (next to the loaded core library), then in the build tree;
  * the first file of a name wins.  Nothing is loaded yet. */
 int pshm_registry_scan(struct pshm_registry *r, const char *extra_path);
+/* Loads one plugin (once) and checks its descriptor: 0, or -1 with p->why. */
+int pshm_registry_load(struct pshm_plugin *p);
 /* Loads every plugin and runs its query() against svc. */
 void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc);
 /* Queries only as many plugins as it takes to know the best usable one:

@@ -109,6 +109,18 @@ void pshm_put_signal_slow(const char *routine, struct pshm_ctx *c, void *dst, co
                    routine, sig_op);
     if (pshm_g.debug && ((uintptr_t)sig & 7))
         pshm_fatal("%s: sig_addr %p is not aligned to 8 bytes", routine, (void *)sig);
+    if (pshm_g.tp->put_signal) {
+        if (pshm_g.debug)
+            pshm_check_pe(routine, pe);
+        size_t off, sig_off;
+        int s = seg_or_die(routine, dst, &off), ss = seg_or_die(routine, sig, &sig_off);
+        /* Both through the transport: it orders them itself. */
+        if (!pshm_g.peer[pe].base[s] && !pshm_g.peer[pe].amo[ss]) {
+            pshm_g.tp->put_signal(c->t, pe, s, off, src, n, ss, sig_off, signal,
+                                  sig_op == SHMEM_SIGNAL_SET ? PSHM_AMO_SET : PSHM_AMO_ADD, nbi);
+            return;
+        }
+    }
     pshm_rma(routine, c, dst, src, n, pe, 1, nbi);
     /* The signal must not overtake the data: order them as a fence does. */
     atomic_thread_fence(memory_order_release);

@@ -28,6 +28,10 @@ static struct {
     size_t heap_size;
     int heap_shared; /* an shm object, not anonymous memory */
     int n_pes;
+    /* What is mapped, per PE (self included): pshm_g.peer[].base are the
+     * routes, which init clears under SHMEM_BYPASS=0 while a plugin may
+     * still use these. */
+    struct pshm_peer *map;
 } seg;
 
 static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
@@ -183,10 +187,11 @@ static char *map_aligned(size_t len, int fd)
     return a;
 }
 
-int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_globals, int bypass)
+int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_globals,
+                       int map_peers)
 {
     size_t total = page_up(user_size) + sizeof(struct pshm_internal);
-    int shared = b->n_local > 1 && bypass;
+    int shared = b->n_local > 1 && map_peers;
     struct card mine;
     memset(&mine, 0, sizeof mine);
 
@@ -272,6 +277,11 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
         if (!all[b->local_ranks[i]].data_size)
             for (int j = 0; j < b->n_local; j++)
                 pshm_g.peer[b->local_ranks[j]].base[PSHM_SEG_DATA] = NULL;
+    if (!(seg.map = malloc((size_t)b->size * sizeof *seg.map))) {
+        pshm_error("out of memory for %d peers", b->size);
+        goto out;
+    }
+    memcpy(seg.map, pshm_g.peer, (size_t)b->size * sizeof *seg.map);
     rc = 0;
 out:
     /* Every local peer has mapped (or failed) once all passed this point. */
@@ -289,16 +299,18 @@ out:
 
 void pshm_segments_fini(void)
 {
-    if (pshm_g.peer) {
+    if (seg.map) {
         for (int r = 0; r < seg.n_pes; r++) {
-            char *h = pshm_g.peer[r].base[PSHM_SEG_HEAP];
+            char *h = seg.map[r].base[PSHM_SEG_HEAP];
             if (h && h != seg.heap)
                 munmap(h, seg.heap_size);
-            char *d = pshm_g.peer[r].base[PSHM_SEG_DATA];
+            char *d = seg.map[r].base[PSHM_SEG_DATA];
             if (d && r != pshm_g.my_pe)
                 munmap(d, pshm_g.data_len);
         }
     }
+    free(seg.map);
+    seg.map = NULL;
     /* The data segment stays shared: globals must stay readable after
      * shmem_finalize, and their mapping is now the only copy. */
     if (seg.heap)
@@ -310,3 +322,5 @@ void pshm_segments_fini(void)
     pshm_g.heap_len = pshm_g.heap_fast_len = 0;
     pshm_g.data_fast_len = 0;
 }
+
+char *pshm_segment_mapping(int pe, int s) { return seg.map ? seg.map[pe].base[s] : NULL; }

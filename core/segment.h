@@ -30,11 +30,15 @@ struct pshm_internal {
 
 /* Creates this PE's heap (internal area + user_size bytes), shares its data
  * segment when map_globals, exchanges names with every PE, maps on-node
- * peers when bypass, and unlinks every name once all peers hold a mapping.
- * Fills pshm_g.heap_*, data_*, and peer[].base.  Returns 0, or -1 having
- * reported the error. */
-int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_globals, int bypass);
+ * peers when map_peers, and unlinks every name once all peers hold a
+ * mapping.  Fills pshm_g.heap_*, data_*, and peer[].base.  Returns 0, or
+ * -1 having reported the error. */
+int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_globals,
+                       int map_peers);
 void pshm_segments_fini(void);
+/* Where segment s of PE pe is mapped here (this PE's own included), or
+ * NULL: whatever routes the core then chose. */
+char *pshm_segment_mapping(int pe, int s);
 
 static inline struct pshm_internal *pshm_internal(void)
 {

@@ -1,17 +1,43 @@
 /*
- * PlugSHMEM transport plugin ABI.
+ * PlugSHMEM transport plugin ABI, version 2.
  *
- * A transport plugin is a shared object that exports exactly one symbol,
- * PSHM_TRANSPORT_SYMBOL, a pshm_transport_desc.  This header is everything a
- * plugin sees of the core: the core hands it a pshm_core_services table at
- * init, and the plugin hands back a pshm_transport_ops table.  Any change to
- * a structure below that is not an append at the end bumps
- * PSHM_TRANSPORT_ABI_VERSION.
+ * A transport plugin is a shared object, transport-NAME.so, that exports
+ * exactly one symbol, PSHM_TRANSPORT_SYMBOL, a pshm_transport_desc.  This
+ * header is everything a plugin sees of the core (it needs only the C
+ * library's <stddef.h> and <stdint.h>); it is installed as
+ * <plugshmem/transport.h>.  The core hands the plugin a pshm_core_services
+ * table at query() and init(), and init() hands back a pshm_transport_ops
+ * table.  docs/writing-a-transport.md is the guide; this file is the
+ * contract.
+ *
+ * Versions.  Every table starts with a pshm_abi_header: major, minor, size.
+ *  - major: any change that is not an append at the end of a table.  The
+ *    core refuses a plugin of another major, at load, naming both versions.
+ *  - minor: appends.  ABI 2.0 is the base every ABI 2 plugin has; 2.1
+ *    appended the optional ops after "progress" in pshm_transport_ops.
+ *  - size: sizeof the table as the plugin was built.  A field exists only
+ *    if it lies wholly within size (PSHM_ABI_HAS): the core treats the
+ *    fields a shorter table lacks as absent (NULL, 0), and ignores what a
+ *    longer one has beyond what it knows.
+ * The core checks, per table the plugin gives it (descriptor at load, ops
+ * at init): same major; then, for a minor the core knows, size at least
+ * that minor's size of the table; for a newer minor, size at least the
+ * core's own size of the table (a newer minor only appends).  Anything
+ * else is refused with the table, both versions and the sizes.
+ * The other way round, a plugin built for a newer minor than the core it
+ * runs in must test PSHM_ABI_HAS(svc, pshm_core_services, field) before
+ * using a services field appended after 2.0.
  *
  * Addresses: a remote location is named by (pe, segment, offset), never by a
  * virtual address, because segments are mapped at different addresses in
  * every PE.  PE numbers are always world ranks: the core translates
  * team-relative numbers before calling a plugin.
+ *
+ * Errors: ops return nothing.  A plugin that cannot complete an operation
+ * calls svc->fatal(), which ends the whole job through the launcher with
+ * its message; it never calls abort() or exit(), which would leave the
+ * other PEs waiting.  query() explains a refusal in why; init() reports
+ * with svc->error() and returns nonzero.
  */
 #ifndef PSHM_TRANSPORT_H
 #define PSHM_TRANSPORT_H
@@ -19,8 +45,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PSHM_TRANSPORT_ABI_VERSION 1u
+#define PSHM_TRANSPORT_ABI_MAJOR 2u
+#define PSHM_TRANSPORT_ABI_MINOR 1u
 #define PSHM_TRANSPORT_SYMBOL "plugshmem_transport"
+
+/* First in every table.  An ABI 1 descriptor began with a 32-bit version
+ * and a 32-bit size, so on the little-endian machines it was built for it
+ * reads as major 1: refused with a message, not misread. */
+typedef struct pshm_abi_header {
+    uint16_t major;
+    uint16_t minor;
+    uint32_t size;
+} pshm_abi_header;
+
+/* The header of a table of this build: {major, minor, sizeof(type)}. */
+#define PSHM_ABI_HEADER(type)                                                                      \
+    { PSHM_TRANSPORT_ABI_MAJOR, PSHM_TRANSPORT_ABI_MINOR, (uint32_t)sizeof(type) }
+
+/* Whether table (a pointer) has field: it lies wholly within hdr.size. */
+#define PSHM_ABI_HAS(table, type, field)                                                           \
+    ((table)->hdr.size >= offsetof(type, field) + sizeof(((type *)0)->field))
 
 /* Symmetric segments every PE has. */
 enum pshm_seg {
@@ -28,6 +72,9 @@ enum pshm_seg {
     PSHM_SEG_DATA = 1, /* the executable's writable data and bss */
     PSHM_NSEGS = 2
 };
+/* Segments registered later (seg_register) take indices PSHM_NSEGS to
+ * PSHM_MAX_SEGS - 1. */
+#define PSHM_MAX_SEGS 16
 
 /* Atomic operations.  Non-fetching forms pass fetch == NULL. */
 enum pshm_amo_op {
@@ -52,57 +99,119 @@ enum pshm_amo_type {
     PSHM_T_NTYPES
 };
 
-/* Capability flags in pshm_transport_ops.caps */
-#define PSHM_CAP_AMO_CPU_COHERENT (1u << 0) /* its AMOs are atomic w.r.t. CPU atomics */
-#define PSHM_CAP_NEEDS_PROGRESS (1u << 1)   /* targets must call progress() to serve ops */
-#define PSHM_CAP_THREAD_SAFE (1u << 2)      /* ops may be called concurrently on one ctx */
+/* Capability flags in pshm_transport_ops.caps, decided by init() (they may
+ * depend on the provider found and on svc->thread_level). */
+/* Its AMOs are atomic with respect to CPU atomics on the same word: the
+ * core may then mix its own load/store atomics on mapped peers with the
+ * plugin's on one word (multi-node jobs). */
+#define PSHM_CAP_AMO_CPU_COHERENT (1u << 0)
+/* At the svc->thread_level init() was given, ops may be called from several
+ * threads at once, on the same shared context or on different ones
+ * (SHMEM_THREAD_MULTIPLE; private contexts stay with their thread).  Without
+ * it, the
+ * core provides at most SHMEM_THREAD_SERIALIZED: calls may still come from
+ * different threads, one at a time. */
+#define PSHM_CAP_THREAD_SAFE (1u << 1)
+/* Every operation, the _nbi forms included, is complete at the target when
+ * it returns: fence and quiet have nothing to do and may be NULL. */
+#define PSHM_CAP_COMPLETE_ON_RETURN (1u << 2)
+
+/* Flags in pshm_transport_desc.flags, known before init(). */
+/* The plugin serves on-node peers through the core's mappings of their
+ * segments (svc->peer_base): the core maps on-node peers even when it does
+ * not use the mappings itself (SHMEM_BYPASS=0). */
+#define PSHM_DESC_USES_PEER_MAPPINGS (1u << 0)
 
 struct pshm_segment_info {
     void *base;
     size_t size;
 };
 
+/* A setting (environment variable) a component reads: the core lists it in
+ * shmem_info and the README, and checks its value before init() by type,
+ * so that a bad value stops shmem_init with one line naming it. */
+enum pshm_setting_type {
+    PSHM_SETTING_STRING,    /* anything */
+    PSHM_SETTING_BOOL,      /* 1/0, yes/no, true/false, on/off */
+    PSHM_SETTING_AUTO_BOOL, /* auto, or a boolean */
+    PSHM_SETTING_UINT,      /* a decimal integer >= 0 */
+    PSHM_SETTING_SIZE,      /* bytes, or a number with K, M, G or T (powers of 1024) */
+    PSHM_SETTING_CHOICE     /* one of the '|'-separated words of choices */
+};
+
+typedef struct pshm_setting {
+    const char *name;    /* e.g. "SHMEM_OFI_PROVIDER"; NULL ends a table */
+    int type;            /* enum pshm_setting_type */
+    const char *def;     /* the default as a user reads it, e.g. "auto", "(libfabric's first)" */
+    const char *choices; /* PSHM_SETTING_CHOICE only, e.g. "auto|0|1" */
+    const char *help;    /* one line */
+} pshm_setting;
+
 /* What the core offers a plugin.  Valid from query() until fini() returns. */
 typedef struct pshm_core_services {
-    uint32_t abi_version; /* PSHM_TRANSPORT_ABI_VERSION of the core */
+    pshm_abi_header hdr; /* the core's ABI and sizeof this table */
     int my_pe;
     int n_pes;
     int n_local;         /* PEs on this node, this one included */
     const int *local_of; /* local_of[pe]: index on this node, or -1 if off-node */
-    struct pshm_segment_info seg[PSHM_NSEGS]; /* this PE's segments */
+    /* This PE's segments (from init() on; zero in query()). */
+    struct pshm_segment_info seg[PSHM_NSEGS];
     /* Per-PE mapping of peers' segments by the core (NULL where not mapped);
-     * a plugin needs them only to serve on-node traffic the core routed to
-     * it. */
+     * from init() on.  A plugin needs them only to serve on-node traffic
+     * the core routed to it (see PSHM_DESC_USES_PEER_MAPPINGS). */
     char *const *peer_base[PSHM_NSEGS];
-    /* Bootstrap collectives over all PEs: 0 on success. */
+    /* Bootstrap collectives over all PEs: 0 on success.  Usable in init()
+     * and fini() (every PE calls those), not in query() or ops. */
     int (*allgather)(const void *mine, void *all, size_t len);
     int (*barrier)(void);
     /* Read a setting: the environment, as the core parsed it. */
     const char *(*getenv)(const char *name);
     /* Report an error: one line, prefixed by the core with the PE number. */
     void (*error)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+    /* Report, then end the whole job (every PE, exit status 1) through the
+     * launcher, as the core's own fatal errors do.  Does not return. */
+    void (*fatal)(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
     /* Whether SHMEM_DEBUG is on. */
     int debug;
-    /* Appended: the thread level the program asked for at initialization
-     * (SHMEM_THREAD_SINGLE .. SHMEM_THREAD_MULTIPLE, the values of shmem.h),
-     * so that a plugin locks its shared state only when threads may share
-     * it.  0 (SINGLE) in query() and shmem_info. */
+    /* The thread level the program asked for (SHMEM_THREAD_SINGLE ..
+     * SHMEM_THREAD_MULTIPLE, the values of shmem.h), so that a plugin locks
+     * its shared state only when threads may share it.  0 (SINGLE) in
+     * query() and shmem_info. */
     int thread_level;
 } pshm_core_services;
 
 /* A transport context; NULL is the default context. */
 typedef void *pshm_tctx;
 
-typedef struct pshm_transport_ops {
-    uint32_t caps;
-    size_t max_inject; /* puts up to this size complete locally at once */
+/* A collectives table a plugin exports; the collectives layer defines it
+ * (with its own header) when the first component needs one. */
+struct pshm_transport_coll;
 
-    /* Contexts.  options are SHMEM_CTX_* bits.  Returns 0 and a context. */
+/*
+ * The ops.  Mandatory: ctx_create, ctx_destroy, put, get, amo, and fence
+ * and quiet unless caps has PSHM_CAP_COMPLETE_ON_RETURN.  The core checks
+ * them when init() returns and refuses a table that lacks one, naming the
+ * plugin and the op (the job ends with that line).  Every other op is
+ * optional: NULL, or absent by size, and the core does without it as each
+ * comment says.
+ *
+ * Threads: without PSHM_CAP_THREAD_SAFE the core never calls two ops at
+ * once.  progress may be called from any thread that waits.
+ */
+typedef struct pshm_transport_ops {
+    pshm_abi_header hdr;
+    uint32_t caps; /* PSHM_CAP_* */
+
+    /* Contexts.  options are SHMEM_CTX_* bits (SERIALIZED 1, PRIVATE 2,
+     * NOSTORE 4).  Returns 0 and a context (which may be NULL: the default
+     * one), or nonzero having reported why; ctx_create fails
+     * shmem_ctx_create, it does not end the job. */
     int (*ctx_create)(long options, pshm_tctx *ctx);
-    void (*ctx_destroy)(pshm_tctx ctx);
+    void (*ctx_destroy)(pshm_tctx ctx); /* the core quiets the context first */
 
     /* RMA.  put returns when src may be reused; get when dst is filled.
-     * The _nbi forms may return earlier; quiet completes them. */
+     * The _nbi forms may return earlier; quiet completes them.  Optional:
+     * put_nbi and get_nbi (NULL: the core calls put and get). */
     void (*put)(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len);
     void (*get)(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len);
     void (*put_nbi)(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len);
@@ -115,32 +224,82 @@ typedef struct pshm_transport_ops {
     void (*amo)(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
                 const void *compare, void *fetch, int nbi);
 
-    /* Ordering and completion. */
+    /* Ordering and completion of what this PE issued on the context:
+     * fence orders puts and AMOs to each PE (delivered in issue order);
+     * quiet completes them all (delivered at their targets) and the _nbi
+     * gets. */
     void (*fence)(pshm_tctx);
     void (*quiet)(pshm_tctx);
-    /* Serve incoming traffic once; NULL if the transport never needs it. */
+    /* Serve incoming traffic once.  Optional: NULL if targets never need
+     * to call the plugin to serve others; non-NULL, the core calls it in
+     * every wait loop and blocking call. */
     void (*progress)(void);
+
+    /* ---- appended in ABI 2.1: all optional ---- */
+
+    /* Put with signal: len bytes to (pe, seg, off), then the 64-bit signal
+     * word at (pe, sig_seg, sig_off) set to or increased by signal
+     * (sig_op PSHM_AMO_SET or PSHM_AMO_ADD), such that a PE that sees the
+     * signal's update sees the data.  nbi == 0: returns when src may be
+     * reused; nbi != 0: src must stay unchanged until quiet.  NULL: the
+     * core does put, fence, then a non-fetching AMO. */
+    void (*put_signal)(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len,
+                       int sig_seg, size_t sig_off, uint64_t signal, int sig_op, int nbi);
+
+    /* Blocking wait on a word of this PE: returns once the width-byte
+     * (4 or 8) word at (this PE, seg, off) may no longer hold seen.  It
+     * may return early (spuriously); the caller re-checks its condition
+     * and calls again.  It must keep serving incoming traffic while it
+     * blocks if targets need progress.  Lets a waiting PE sleep in the
+     * kernel instead of polling.  NULL: the core polls.  (The core does
+     * not call it yet: sleeping waits will.) */
+    void (*wait_local)(int seg, size_t off, size_t width, uint64_t seen);
+
+    /* Extra symmetric segments (memory spaces, device memory).  Collective:
+     * every PE calls seg_register with the same seg (PSHM_NSEGS <= seg <
+     * PSHM_MAX_SEGS) and its own base and size; the plugin registers the
+     * memory and exchanges its remote keys (svc->allgather), so that once
+     * it returns on every PE, (pe, seg, off) names any PE's copy in every
+     * op.  Returns 0, or nonzero having reported why (on every PE).
+     * seg_deregister is collective too.  NULL: the plugin serves the
+     * built-in segments only.  (The core does not call them yet.) */
+    int (*seg_register)(int seg, void *base, size_t size);
+    void (*seg_deregister)(int seg);
+
+    /* Collectives the plugin offers (e.g. on MPI communicators), or NULL.
+     * Must be NULL until the collectives layer defines the struct. */
+    const struct pshm_transport_coll *coll;
 } pshm_transport_ops;
 
-/* Why query() failed goes to why[0..whylen). */
+/* The plugin's one exported symbol. */
 typedef struct pshm_transport_desc {
-    uint32_t abi_version; /* PSHM_TRANSPORT_ABI_VERSION the plugin was built for */
-    uint32_t size;        /* sizeof(pshm_transport_desc) */
-    const char *name;     /* must match the file name transport-<name>.so */
+    pshm_abi_header hdr;
+    const char *name; /* must match the file name transport-<name>.so */
     const char *description;
-    /* Returns a priority >= 0 if usable here, or -1 with the reason in why.
-     * Must not start network resources: it is also called by shmem_info. */
+    uint32_t flags; /* PSHM_DESC_* */
+    /* Returns a priority >= 0 if usable here, or -1 with the reason in
+     * why[0..whylen).  Must not start network resources: it is also called
+     * by shmem_info, and may be called again after fini(). */
     int (*query)(const pshm_core_services *svc, char *why, size_t whylen);
-    /* Returns 0 and the ops table, or nonzero having reported the error. */
+    /* Every PE calls it, collectively.  Returns 0 and the ops table (valid
+     * until fini() returns), or nonzero having reported the error: the
+     * core then ends the job. */
     int (*init)(const pshm_core_services *svc, const pshm_transport_ops **ops);
+    /* Every PE calls it, collectively, at shmem_finalize: after a quiet of
+     * every context and a barrier, before the core unmaps the segments and
+     * closes the bootstrap (svc->barrier still works).  Releases
+     * everything: the plugin may be unloaded, or initialized again. */
     void (*fini)(void);
-    /* Appended, optional (check size): the highest priority query() could
-     * return for this job, computed without touching the network (only
-     * svc's rank, size and locality).  Lets the core skip querying a
-     * plugin that cannot beat one already found usable: querying a network
-     * plugin means probing its providers, which costs far more than the
-     * rest of shmem_init.  NULL means "unknown": always query. */
+    /* Optional: the highest priority query() could return for this job,
+     * computed without touching the network (only svc's rank, size and
+     * locality).  Lets the core skip querying a plugin that cannot beat
+     * one already found usable: querying a network plugin means probing
+     * its providers, which costs far more than the rest of shmem_init.
+     * NULL means "unknown": always query. */
     int (*max_priority)(const pshm_core_services *svc);
+    /* Optional: the settings the plugin reads, ended by an entry whose name
+     * is NULL; NULL if none. */
+    const pshm_setting *settings;
 } pshm_transport_desc;
 
 #endif

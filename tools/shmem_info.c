@@ -9,7 +9,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "Usage: shmem_info [-h|--help] [-V|--version]\n"
+            "Usage: shmem_info [-h|--help] [-V|--version] [--markdown]\n"
             "\n"
             "Prints the PlugSHMEM and OpenSHMEM versions, every transport plugin found\n"
             "(its file, ABI version, and whether it can run here, or why not), the\n"
@@ -20,6 +20,8 @@ static void usage(FILE *f)
             "folder beside libplugshmem.so. SHMEM_TRANSPORT=name[,name...] chooses.\n"
             "\n"
             "  -V, --version   print the version only\n"
+            "  --markdown      print the settings of every component found as the rows\n"
+            "                  of the README's settings table\n"
             "  -h, --help      print this help\n");
 }
 
@@ -33,6 +35,10 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "-V") || !strcmp(argv[i], "--version")) {
             printf("shmem_info (PlugSHMEM) %s, OpenSHMEM %d.%d\n", PLUGSHMEM_VERSION_STRING,
                    SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+            return 0;
+        }
+        if (!strcmp(argv[i], "--markdown")) {
+            shmemx_info_settings_markdown(stdout);
             return 0;
         }
         fprintf(stderr, "shmem_info: unknown argument '%s'; see 'shmem_info --help'\n", argv[i]);

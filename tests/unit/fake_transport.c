@@ -9,7 +9,7 @@
 
 #define FAKE_DUMMY 1        /* transport-dummy.so: usable, priority 5 */
 #define FAKE_UNUSABLE 2     /* transport-unusable.so: query -1 with a reason */
-#define FAKE_BADABI 3       /* transport-badabi.so: abi_version 999 */
+#define FAKE_BADABI 3       /* transport-badabi.so: major 999 */
 #define FAKE_MISNAMED 4     /* transport-misnamed.so: calls itself "impostor" */
 #define FAKE_BROKEN 5       /* transport-broken.so: undefined symbol, dlopen fails */
 #define FAKE_SHADOW_DUMMY 6 /* shadow/transport-dummy.so: usable, priority 50 */
@@ -20,6 +20,10 @@
 #define FAKE_SILENT 11      /* transport-silent.so: query -1 without a reason */
 #define FAKE_CAPPED 12      /* ceiling/transport-capped.so: max_priority 1, query 50 */
 #define FAKE_FLOOR 13       /* ceiling/transport-floor.so: no max_priority, query 5 */
+#define FAKE_ABI1 14        /* transport-abi1.so: an ABI 1 descriptor (version 1, then size) */
+#define FAKE_OLDMINOR 15    /* transport-oldminor.so: ABI 2.0, usable, priority 4 */
+#define FAKE_NEWMINOR 16    /* transport-newminor.so: a future 2.9 with fields appended, usable */
+#define FAKE_NEWSMALL 17    /* transport-newsmall.so: claims 2.9 but is shorter than 2.1 */
 
 #ifndef FAKE_KIND
 #error "build with -DFAKE_KIND=<n>"
@@ -33,7 +37,7 @@ extern int pshm_fake_missing_symbol(int);
 EXPORT int pshm_fake_use_missing(int x) { return pshm_fake_missing_symbol(x) + 1; }
 #endif
 
-#if FAKE_KIND != FAKE_NOSYM
+#if FAKE_KIND != FAKE_NOSYM && FAKE_KIND != FAKE_ABI1
 
 #if FAKE_KIND == FAKE_DUMMY
 #define NAME "dummy"
@@ -84,6 +88,23 @@ EXPORT int pshm_fake_use_missing(int x) { return pshm_fake_missing_symbol(x) + 1
 #define NAME "floor"
 #define PRIO 5
 #define DESC "fake transport without a ceiling"
+#elif FAKE_KIND == FAKE_OLDMINOR
+#define NAME "oldminor"
+#define PRIO 4
+#define MINOR 0u
+#define DESC "fake transport built for ABI 2.0"
+#elif FAKE_KIND == FAKE_NEWMINOR
+#define NAME "newminor"
+#define PRIO 2
+#define MINOR 9u
+#define APPENDED 1
+#define DESC "fake transport built for a future ABI 2.9"
+#elif FAKE_KIND == FAKE_NEWSMALL
+#define NAME "newsmall"
+#define PRIO 2
+#define MINOR 9u
+#define SIZE ((uint32_t)sizeof(pshm_transport_desc) - 8)
+#define DESC "fake transport claiming ABI 2.9 with a short descriptor"
 #elif FAKE_KIND == FAKE_SILENT
 #define NAME "silent"
 #define PRIO -1
@@ -93,7 +114,18 @@ EXPORT int pshm_fake_use_missing(int x) { return pshm_fake_missing_symbol(x) + 1
 #endif
 
 #ifndef ABI
-#define ABI PSHM_TRANSPORT_ABI_VERSION
+#define ABI PSHM_TRANSPORT_ABI_MAJOR
+#endif
+#ifndef MINOR
+#define MINOR PSHM_TRANSPORT_ABI_MINOR
+#endif
+#ifdef APPENDED
+/* What a later minor would append; the core must ignore it. */
+struct future_desc {
+    pshm_transport_desc base;
+    void *later[4];
+};
+#define SIZE ((uint32_t)sizeof(struct future_desc))
 #endif
 #ifndef SIZE
 #define SIZE ((uint32_t)sizeof(pshm_transport_desc))
@@ -129,9 +161,12 @@ static int fake_init(const pshm_core_services *svc, const pshm_transport_ops **o
 
 static void fake_fini(void) {}
 
+#ifdef APPENDED
+EXPORT const struct future_desc plugshmem_transport = {.base = {
+#else
 EXPORT const pshm_transport_desc plugshmem_transport = {
-    .abi_version = ABI,
-    .size = SIZE,
+#endif
+    .hdr = {ABI, MINOR, SIZE},
     .name = NAME,
     .description = DESC,
 #ifdef NO_QUERY
@@ -144,7 +179,18 @@ EXPORT const pshm_transport_desc plugshmem_transport = {
 #ifdef CEILING
     .max_priority = fake_ceiling,
 #endif
+#ifdef APPENDED
+}, .later = {(void *)1, (void *)2, (void *)3, (void *)4}
+#endif
 };
+
+#elif FAKE_KIND == FAKE_ABI1
+/* The descriptor as ABI 1 laid it out. */
+EXPORT const struct {
+    uint32_t abi_version, size;
+    const char *name, *description;
+    void *query, *init, *fini;
+} plugshmem_transport = {1, 7 * 8, "abi1", "fake transport built for ABI 1", 0, 0, 0};
 
 #else /* FAKE_NOSYM */
 EXPORT int pshm_fake_not_a_transport = 1;

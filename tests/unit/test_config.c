@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "harness.h"
+#include "settings.h"
 
 static const char *const all_vars[] = {
     "SHMEM_SYMMETRIC_SIZE", "SHMEM_TRANSPORT", "SHMEM_TRANSPORT_PATH", "SHMEM_BYPASS",
@@ -233,6 +234,47 @@ static void test_load_defaults(void)
     clear_env();
 }
 
+/* The table's defaults are the parser's: setting a variable to the
+ * default the table shows changes nothing.  Also, every value the
+ * table's type refuses, the parser refuses too. */
+static void same_config(const struct pshm_config *a, const struct pshm_config *b, const char *var)
+{
+    CHECKF(a->symmetric_size == b->symmetric_size && a->debug == b->debug &&
+               a->info == b->info && a->version == b->version && a->bypass == b->bypass &&
+               a->wait_spins == b->wait_spins && a->emulate_nodes == b->emulate_nodes &&
+               !strcmp(a->globals, b->globals) && !strcmp(a->collectives, b->collectives) &&
+               !memcmp(a->coll_algo, b->coll_algo, sizeof a->coll_algo),
+           "%s set to its table default parses differently from unset", var);
+}
+
+static void test_table_matches_parser(void)
+{
+    const pshm_setting *tables[] = {pshm_core_settings, pshm_coll_settings()};
+    char err[1024];
+    clear_env();
+    CHECK(pshm_config_load(err, sizeof err) == 0);
+    struct pshm_config unset = pshm_cfg;
+    int n = 0;
+    for (size_t t = 0; t < 2; t++)
+        for (const pshm_setting *v = tables[t]; v->name; v++) {
+            if (v->def[0] == '(') /* a description, not a value */
+                continue;
+            setenv(v->name, v->def, 1);
+            CHECKF(pshm_config_load(err, sizeof err) == 0, "%s=%s: %s", v->name, v->def, err);
+            same_config(&unset, &pshm_cfg, v->name);
+            CHECKF(pshm_setting_check(v, v->def, err, sizeof err) == 0, "%s", err);
+            if (v->type != PSHM_SETTING_STRING) {
+                setenv(v->name, "bogus-value", 1);
+                CHECKF(pshm_setting_check(v, "bogus-value", err, sizeof err) != 0, "%s", v->name);
+                CHECKF(pshm_config_load(err, sizeof err) != 0, "%s=bogus-value accepted", v->name);
+            }
+            unsetenv(v->name);
+            n++;
+        }
+    CHECKF(n >= 14, "only %d settings with a literal default", n);
+    clear_env();
+}
+
 static void test_load_values(void)
 {
     char err[1024];
@@ -435,6 +477,7 @@ int main(void)
         {"size_garbage", test_size_garbage},
         {"bool", test_bool},
         {"load_defaults", test_load_defaults},
+        {"table_matches_parser", test_table_matches_parser},
         {"load_values", test_load_values},
         {"load_errors", test_load_errors},
         {"load_error_buffer", test_load_error_buffer},

@@ -67,8 +67,10 @@ static void test_scan_finds_all(void)
 {
     struct pshm_registry r;
     scan(&r, plugin_dir);
-    static const char *const names[] = {"badabi", "broken",  "dummy",  "misnamed", "noquery",
-                                        "nosym",  "silent",  "small",  "unusable"};
+    static const char *const names[] = {"abi1",     "badabi",   "broken",  "dummy",
+                                        "misnamed", "newminor", "newsmall", "noquery",
+                                        "nosym",    "oldminor", "silent",  "small",
+                                        "unusable"};
     CHECKF(r.n == (int)(sizeof names / sizeof *names), "found %d plugins", r.n);
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         struct pshm_plugin *p = get(&r, names[i]);
@@ -103,7 +105,7 @@ static void test_good_plugin(void)
         CHECK(d->priority == 5);
         CHECKF(d->why[0] == '\0', "usable dummy has a reason: %s", d->why);
         if (d->desc) {
-            CHECK(d->desc->abi_version == PSHM_TRANSPORT_ABI_VERSION);
+            CHECK(d->desc->hdr.major == PSHM_TRANSPORT_ABI_MAJOR);
             CHECK(strcmp(d->desc->name, "dummy") == 0);
             CHECK_HAS(d->desc->description, "primary");
         }
@@ -135,10 +137,40 @@ static void test_badabi(void)
     struct pshm_plugin *p = get(&r, "badabi");
     if (p) {
         char mine[64];
-        snprintf(mine, sizeof mine, "ABI %u", PSHM_TRANSPORT_ABI_VERSION);
-        CHECK_HAS(p->why, "ABI 999");
+        snprintf(mine, sizeof mine, "this library speaks ABI %u.%u", PSHM_TRANSPORT_ABI_MAJOR,
+                 PSHM_TRANSPORT_ABI_MINOR);
+        CHECK_HAS(p->why, "built for transport ABI 999.");
         CHECK_HAS(p->why, mine);
         CHECK_HAS(p->why, "rebuild");
+    }
+    /* An ABI 1 plugin (version, then size, in 32 bits each) reads as
+     * major 1. */
+    expect_rejected(&r, "abi1");
+    if ((p = get(&r, "abi1")))
+        CHECK_HAS(p->why, "built for transport ABI 1.0, this library speaks ABI 2.");
+    pshm_registry_release(&r, NULL);
+}
+
+/* Minors: an older one is accepted, a newer one too if its table holds
+ * ours, which a table shorter than ours cannot. */
+static void test_minors(void)
+{
+    struct pshm_registry r;
+    scan(&r, plugin_dir);
+    struct pshm_plugin *p = get(&r, "oldminor");
+    CHECK(p && p->desc && p->usable && p->priority == 4);
+    if (p && p->desc)
+        CHECK(p->desc->hdr.minor == 0);
+    p = get(&r, "newminor");
+    CHECKF(p && p->desc && p->usable && p->priority == 2, "newminor: %s", p ? p->why : "absent");
+    if (p && p->desc)
+        CHECK(p->desc->hdr.minor == 9 && p->desc->hdr.size > sizeof(pshm_transport_desc));
+    expect_rejected(&r, "newsmall");
+    if ((p = get(&r, "newsmall"))) {
+        char want[128];
+        snprintf(want, sizeof want, "its descriptor is %zu bytes, but ABI 2.9's is at least %zu",
+                 sizeof(pshm_transport_desc) - 8, sizeof(pshm_transport_desc));
+        CHECK_HAS(p->why, want);
     }
     pshm_registry_release(&r, NULL);
 }
@@ -174,7 +206,7 @@ static void test_other_rejects(void)
         CHECK_HAS(p->why, want);
     }
     if ((p = get(&r, "noquery")))
-        CHECK_HAS(p->why, "query");
+        CHECK_HAS(p->why, "its descriptor lacks query, which every transport must provide");
     pshm_registry_release(&r, NULL);
 }
 
@@ -227,8 +259,10 @@ static void test_select_failures(void)
     CHECK_HAS(err, "SHMEM_TRANSPORT='nope'");
     CHECK_HAS(err, "nope: not installed");
     CHECK_HAS(err, "installed: ");
-    static const char *const names[] = {"badabi", "broken",  "dummy",  "misnamed", "noquery",
-                                        "nosym",  "silent",  "small",  "unusable"};
+    static const char *const names[] = {"abi1",     "badabi",   "broken",  "dummy",
+                                        "misnamed", "newminor", "newsmall", "noquery",
+                                        "nosym",    "oldminor", "silent",  "small",
+                                        "unusable"};
     const char *inst = strstr(err, "installed: ");
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         CHECK_HAS(inst, names[i]);
@@ -242,7 +276,7 @@ static void test_select_failures(void)
     CHECK_HAS(err, "unusable: unusable: the fake hardware is absent");
     CHECK_HAS(err, "broken: cannot load");
     CHECK_HAS(err, "undefined symbol");
-    CHECK_HAS(err, "badabi: built for transport ABI 999");
+    CHECK_HAS(err, "badabi: built for transport ABI 999.");
     CHECK_HAS(err, "misnamed: descriptor names itself 'impostor'");
 
     /* A small buffer is truncated, not overrun. */
@@ -350,9 +384,8 @@ static void test_odd_paths(void)
     path = malloc(n);
     snprintf(path, n, "%s", plugin_dir);
     scan(&r, path);
-    struct pshm_plugin *d = get(&r, "dummy");
-    if (d)
-        d->usable = 0; /* pretend dummy said no */
+    for (int i = 0; i < r.n; i++)
+        r.p[i].usable = 0; /* pretend the usable ones said no */
     CHECK(pshm_registry_select(&r, NULL, err, sizeof err) == NULL);
     CHECK_HAS(err, "no usable transport; installed: ");
     CHECK_HAS(err, "dummy (unusable)");
@@ -402,7 +435,7 @@ static void test_rescan(void)
         struct pshm_registry r;
         char *path = join(shadow_dir, plugin_dir);
         scan(&r, path);
-        CHECK(r.n == 10);
+        CHECK(r.n == 14);
         CHECK(count(&r, "dummy") == 1);
         pshm_registry_release(&r, NULL);
         free(path);
@@ -444,7 +477,7 @@ int main(int argc, char **argv)
     plugin_dir = argv[1];
     shadow_dir = argv[2];
     ceiling_dir = argv[3];
-    svc.abi_version = PSHM_TRANSPORT_ABI_VERSION;
+    svc.hdr = (pshm_abi_header)PSHM_ABI_HEADER(pshm_core_services);
     svc.my_pe = 0;
     svc.n_pes = 1;
     svc.n_local = 1;
@@ -455,6 +488,7 @@ int main(int argc, char **argv)
         {"good_plugin", test_good_plugin},
         {"broken", test_broken},
         {"badabi", test_badabi},
+        {"minors", test_minors},
         {"misnamed", test_misnamed},
         {"other_rejects", test_other_rejects},
         {"unusable", test_unusable},

@@ -165,9 +165,8 @@ static const char *env(const pshm_core_services *svc, const char *name)
 
 __attribute__((noreturn, cold)) static void fail(const char *what, ssize_t rc)
 {
-    g.svc->error("ofi transport (provider %s): %s failed: %s", g.prov, what,
+    g.svc->fatal("ofi transport (provider %s): %s failed: %s", g.prov, what,
                  fi_strerror((int)-rc));
-    abort();
 }
 
 /* An operation completed in error: say what libfabric says and stop. */
@@ -179,8 +178,7 @@ __attribute__((noreturn, cold)) static void op_error(struct octx *c)
     if (fi_cq_readerr(c->cq, &e, 0) == 1)
         snprintf(buf, sizeof buf, ": %s (%s)", fi_strerror(e.err),
                  fi_cq_strerror(c->cq, e.prov_errno, e.err_data, NULL, 0));
-    g.svc->error("ofi transport (provider %s): a remote memory operation failed%s", g.prov, buf);
-    abort();
+    g.svc->fatal("ofi transport (provider %s): a remote memory operation failed%s", g.prov, buf);
 }
 
 /* Drive an endpoint once and report errors.  Through its counter, not its
@@ -1079,10 +1077,10 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     }
 
     memset(&ops, 0, sizeof ops);
+    ops.hdr = (pshm_abi_header)PSHM_ABI_HEADER(pshm_transport_ops);
     ops.caps = (coherent ? PSHM_CAP_AMO_CPU_COHERENT : 0) |
-               (g.manual ? PSHM_CAP_NEEDS_PROGRESS : 0) |
-               (dflt.locked ? PSHM_CAP_THREAD_SAFE : 0);
-    ops.max_inject = g.inject;
+               /* shared contexts take their lock at this level */
+               (g.thread_level == THREAD_MULTIPLE ? PSHM_CAP_THREAD_SAFE : 0);
     ops.ctx_create = ofi_ctx_create;
     ops.ctx_destroy = ofi_ctx_destroy;
     ops.put = ofi_put;
@@ -1093,6 +1091,11 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = ofi_fence;
     ops.quiet = ofi_quiet;
     ops.progress = g.manual ? ofi_progress : NULL;
+    /* put_signal stays NULL: ordering the signal after the data without
+     * waiting needs FI_FENCE or write-after-write ordering, and none of the
+     * providers used here (shm, tcp;ofi_rxm, udp;ofi_rxd) offers FI_FENCE,
+     * while asking shm for RMA ordering turns off its CMA writes.  Done
+     * here it would be put, quiet, atomic: what the core does already. */
     if (env(svc, "SHMEM_OFI_VERBOSE") && svc->my_pe == 0)
         fprintf(stderr,
                 "ofi transport: provider %s, domain %s, mr_mode %s, inject %zu, progress %s%s, "
@@ -1128,13 +1131,36 @@ static void ofi_fini(void)
     g.svc = NULL;
 }
 
+/* Listed by shmem_info and the README; the core checks their form before
+ * init, the ranges are checked here. */
+static const pshm_setting settings[] = {
+    {"SHMEM_OFI_PROVIDER", PSHM_SETTING_STRING, "(FI_PROVIDER, else libfabric's first)", NULL,
+     "ofi transport: libfabric provider, e.g. shm, tcp;ofi_rxm, udp;ofi_rxd"},
+    {"SHMEM_OFI_DOMAIN", PSHM_SETTING_STRING, "(provider's first)", NULL,
+     "ofi transport: libfabric domain (NIC), e.g. eth0"},
+    {"SHMEM_PROGRESS_THREAD", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
+     "ofi transport: progress thread serving peers while the program computes (auto: on for "
+     "providers with manual progress; 1 or 0)"},
+    {"SHMEM_PROGRESS_INTERVAL", PSHM_SETTING_UINT, "100", NULL,
+     "ofi transport: microseconds between progress-thread polls"},
+    {"SHMEM_OFI_DELIVERY_COMPLETE", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
+     "ofi transport: FI_DELIVERY_COMPLETE on puts and atomics (auto: where the provider needs it; "
+     "0 is unsafe, for measurements)"},
+    {"SHMEM_OFI_AMO_CPU_COHERENT", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
+     "ofi transport: whether the provider's atomics mix with CPU atomics on-node (auto: per "
+     "provider)"},
+    {"SHMEM_OFI_VERBOSE", PSHM_SETTING_STRING, "(unset)", NULL,
+     "ofi transport: when set, PE 0 prints the provider and modes chosen"},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
 __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
-    .abi_version = PSHM_TRANSPORT_ABI_VERSION,
-    .size = sizeof(pshm_transport_desc),
+    .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
     .name = "ofi",
     .description = "libfabric RDM endpoints (FI_PROVIDER / SHMEM_OFI_PROVIDER picks the provider)",
     .query = ofi_query,
     .init = ofi_init,
     .fini = ofi_fini,
     .max_priority = ofi_max_priority,
+    .settings = settings,
 };

@@ -47,10 +47,9 @@ static int shm_query(const pshm_core_services *s, char *why, size_t whylen)
     return 10;
 }
 
-static void die(const char *what, int pe, int err)
+__attribute__((noreturn)) static void die(const char *what, int pe, int err)
 {
-    svc->error("shm transport: %s PE %d failed: %s", what, pe, strerror(err));
-    abort();
+    svc->fatal("shm transport: %s PE %d failed: %s", what, pe, strerror(err));
 }
 
 static void xfer(int is_write, int pe, int seg, size_t off, void *local, size_t len)
@@ -180,15 +179,14 @@ static int shm_ctx_create(long options, pshm_tctx *ctx)
 
 static void shm_ctx_destroy(pshm_tctx ctx) { (void)ctx; }
 
+/* Every operation is done when it returns: no fence, quiet or _nbi forms. */
 static const pshm_transport_ops ops = {
-    .caps = PSHM_CAP_THREAD_SAFE,
-    .max_inject = SIZE_MAX,
+    .hdr = PSHM_ABI_HEADER(pshm_transport_ops),
+    .caps = PSHM_CAP_THREAD_SAFE | PSHM_CAP_COMPLETE_ON_RETURN,
     .ctx_create = shm_ctx_create,
     .ctx_destroy = shm_ctx_destroy,
     .put = shm_put,
     .get = shm_get,
-    .put_nbi = shm_put,
-    .get_nbi = shm_get,
     .amo = shm_amo,
 };
 
@@ -248,8 +246,7 @@ static void shm_fini(void)
 }
 
 __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
-    .abi_version = PSHM_TRANSPORT_ABI_VERSION,
-    .size = sizeof(pshm_transport_desc),
+    .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
     .name = "shm",
     .description = "single node: load/store into mapped heaps, cross-memory attach otherwise",
     .query = shm_query,

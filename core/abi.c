@@ -1,0 +1,94 @@
+/* Checks of plugin tables: versions and sizes (transport.h's rules), and the
+ * mandatory ops. */
+#include <stdio.h>
+#include <string.h>
+
+#include "abi.h"
+
+/* Each table's size in every minor of this major, indexed by minor: what a
+ * plugin built for that minor has at least. */
+static const uint32_t desc_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
+    sizeof(pshm_transport_desc), /* 2.0 */
+    sizeof(pshm_transport_desc), /* 2.1 */
+};
+static const uint32_t ops_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
+    offsetof(pshm_transport_ops, put_signal), /* 2.0: up to progress */
+    sizeof(pshm_transport_ops),               /* 2.1 */
+};
+
+static int check_header(const char *table, const pshm_abi_header *h, const uint32_t *sizes,
+                        char *why, size_t len)
+{
+    if (h->major != PSHM_TRANSPORT_ABI_MAJOR) {
+        snprintf(why, len,
+                 "built for transport ABI %u.%u, this library speaks ABI %u.%u: rebuild the plugin "
+                 "against this library's <plugshmem/transport.h>",
+                 h->major, h->minor, PSHM_TRANSPORT_ABI_MAJOR, PSHM_TRANSPORT_ABI_MINOR);
+        return -1;
+    }
+    /* A newer minor only appends: its table holds all of ours. */
+    uint32_t need = sizes[h->minor <= PSHM_TRANSPORT_ABI_MINOR ? h->minor
+                                                                : PSHM_TRANSPORT_ABI_MINOR];
+    if (h->size < need) {
+        snprintf(why, len,
+                 "its %s is %u bytes, but ABI %u.%u's is at least %u (this library: ABI %u.%u): "
+                 "the plugin was built inconsistently",
+                 table, h->size, h->major, h->minor, need, PSHM_TRANSPORT_ABI_MAJOR,
+                 PSHM_TRANSPORT_ABI_MINOR);
+        return -1;
+    }
+    return 0;
+}
+
+int pshm_abi_check_desc(const pshm_transport_desc *d, char *why, size_t len)
+{
+    if (check_header("descriptor", &d->hdr, desc_size, why, len))
+        return -1;
+    if (!d->query || !d->init || !d->fini) {
+        snprintf(why, len, "its descriptor lacks %s, which every transport must provide",
+                 !d->query ? "query" : !d->init ? "init" : "fini");
+        return -1;
+    }
+    return 0;
+}
+
+int pshm_abi_adopt_ops(const pshm_transport_ops *in, pshm_transport_ops *out, char *why,
+                       size_t len)
+{
+    if (check_header("ops table", &in->hdr, ops_size, why, len))
+        return -1;
+    memset(out, 0, sizeof *out);
+    memcpy(out, in, in->hdr.size < sizeof *out ? in->hdr.size : sizeof *out);
+    out->hdr.size = sizeof *out;
+    static const struct {
+        const char *name;
+        size_t off;
+    } mandatory[] = {
+        {"ctx_create", offsetof(pshm_transport_ops, ctx_create)},
+        {"ctx_destroy", offsetof(pshm_transport_ops, ctx_destroy)},
+        {"put", offsetof(pshm_transport_ops, put)},
+        {"get", offsetof(pshm_transport_ops, get)},
+        {"amo", offsetof(pshm_transport_ops, amo)},
+        {"fence", offsetof(pshm_transport_ops, fence)},
+        {"quiet", offsetof(pshm_transport_ops, quiet)},
+    };
+    for (size_t i = 0; i < sizeof mandatory / sizeof *mandatory; i++) {
+        void (*fn)(void);
+        memcpy(&fn, (const char *)out + mandatory[i].off, sizeof fn);
+        if (fn)
+            continue;
+        int sync_op = mandatory[i].off == offsetof(pshm_transport_ops, fence) ||
+                      mandatory[i].off == offsetof(pshm_transport_ops, quiet);
+        if (sync_op && (out->caps & PSHM_CAP_COMPLETE_ON_RETURN))
+            continue;
+        snprintf(why, len, "its ops table lacks %s, which every transport must provide%s",
+                 mandatory[i].name,
+                 sync_op ? " unless it declares PSHM_CAP_COMPLETE_ON_RETURN" : "");
+        return -1;
+    }
+    if (!out->put_nbi)
+        out->put_nbi = out->put;
+    if (!out->get_nbi)
+        out->get_nbi = out->get;
+    return 0;
+}

@@ -1,0 +1,104 @@
+/* Checking and printing settings tables. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "settings.h"
+
+/* "a|b|c" -> "a, b or c" */
+static void list_choices(const char *choices, char *out, size_t len)
+{
+    size_t o = 0;
+    const char *last = strrchr(choices, '|');
+    out[0] = '\0';
+    for (const char *p = choices; *p && o + 5 < len; p++) {
+        if (*p != '|') {
+            out[o++] = *p;
+            continue;
+        }
+        const char *sep = p == last ? " or " : ", ";
+        size_t n = strlen(sep);
+        memcpy(out + o, sep, n);
+        o += n;
+    }
+    out[o] = '\0';
+}
+
+static int is_choice(const char *choices, const char *v)
+{
+    size_t len = strlen(v);
+    for (const char *c = choices; *c;) {
+        const char *bar = strchr(c, '|');
+        size_t cl = bar ? (size_t)(bar - c) : strlen(c);
+        if (cl == len && strncasecmp(c, v, len) == 0)
+            return 1;
+        c += cl + (bar != NULL);
+    }
+    return 0;
+}
+
+int pshm_setting_check(const pshm_setting *s, const char *v, char *err, size_t len)
+{
+    int b;
+    size_t z;
+    char list[512];
+    switch (s->type) {
+    case PSHM_SETTING_BOOL:
+        if (pshm_parse_bool(v, &b) == 0)
+            return 0;
+        snprintf(err, len, "%s='%s' is not a boolean; use 1 or 0 (also yes/no, true/false, on/off)",
+                 s->name, v);
+        return -1;
+    case PSHM_SETTING_AUTO_BOOL:
+        if (!*v || strcasecmp(v, "auto") == 0 || pshm_parse_bool(v, &b) == 0)
+            return 0;
+        snprintf(err, len, "%s='%s' is not known; use auto, 1 or 0", s->name, v);
+        return -1;
+    case PSHM_SETTING_UINT:
+        if (!*v || strspn(v, "0123456789") == strlen(v))
+            return 0;
+        snprintf(err, len, "%s='%s' is not a count; use an integer >= 0", s->name, v);
+        return -1;
+    case PSHM_SETTING_SIZE:
+        if (!*v || pshm_parse_size(v, &z) == 0)
+            return 0;
+        snprintf(err, len,
+                 "%s='%s' is not a size; use bytes or a number with K, M, G or T (powers of "
+                 "1024), e.g. 512M",
+                 s->name, v);
+        return -1;
+    case PSHM_SETTING_CHOICE:
+        if (!*v || !s->choices || is_choice(s->choices, v))
+            return 0;
+        list_choices(s->choices, list, sizeof list);
+        snprintf(err, len, "%s='%s' is not known; use %s", s->name, v, list);
+        return -1;
+    default:
+        return 0;
+    }
+}
+
+int pshm_settings_check(const pshm_setting *t, char *err, size_t len)
+{
+    for (; t && t->name; t++) {
+        const char *v = getenv(t->name);
+        if (v && pshm_setting_check(t, v, err, len))
+            return -1;
+    }
+    return 0;
+}
+
+void pshm_settings_print(FILE *f, const pshm_setting *t)
+{
+    for (; t && t->name; t++) {
+        const char *v = getenv(t->name);
+        fprintf(f, "  %-26s %-26s %s\n", t->name, v ? v : t->def, t->help);
+    }
+}
+
+void pshm_settings_markdown(FILE *f, const char *component, const pshm_setting *t)
+{
+    for (; t && t->name; t++)
+        fprintf(f, "| `%s` | %s | %s | %s |\n", t->name, component, t->def, t->help);
+}

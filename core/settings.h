@@ -1,0 +1,22 @@
+/* Settings tables (pshm_setting, core/transport.h): one per component
+ * (core, collectives, each transport), each the single place its variables
+ * are written; these check values by type and print the tables for
+ * shmem_info and the README. */
+#ifndef PSHM_SETTINGS_H
+#define PSHM_SETTINGS_H
+
+#include <stdio.h>
+
+#include "transport.h"
+
+/* Checks value (non-NULL) against s's type.  Returns 0, or -1 with one line
+ * naming the variable, the value and what is accepted. */
+int pshm_setting_check(const pshm_setting *s, const char *value, char *err, size_t len);
+/* Checks every set variable of a table (ended by a NULL name). */
+int pshm_settings_check(const pshm_setting *table, char *err, size_t len);
+/* "  NAME  value-or-default  help" per variable. */
+void pshm_settings_print(FILE *f, const pshm_setting *table);
+/* One README row per variable: | `NAME` | component | `default` | help | */
+void pshm_settings_markdown(FILE *f, const char *component, const pshm_setting *table);
+
+#endif

@@ -1,0 +1,168 @@
+/*
+ * Unit test of the ops-table rules (core/abi.c): versions and sizes,
+ * mandatory ops, and the fallbacks of optional ones.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "abi.h"
+#include "harness.h"
+
+static void f_put(pshm_tctx c, int pe, int seg, size_t off, const void *src, size_t len)
+{
+    (void)c, (void)pe, (void)seg, (void)off, (void)src, (void)len;
+}
+static void f_get(pshm_tctx c, int pe, int seg, size_t off, void *dst, size_t len)
+{
+    (void)c, (void)pe, (void)seg, (void)off, (void)dst, (void)len;
+}
+static void f_put_nbi(pshm_tctx c, int pe, int seg, size_t off, const void *src, size_t len)
+{
+    (void)c, (void)pe, (void)seg, (void)off, (void)src, (void)len;
+}
+static void f_amo(pshm_tctx c, int pe, int seg, size_t off, int op, int type, const void *operand,
+                  const void *compare, void *fetch, int nbi)
+{
+    (void)c, (void)pe, (void)seg, (void)off, (void)op, (void)type, (void)operand, (void)compare,
+        (void)fetch, (void)nbi;
+}
+static void f_sync(pshm_tctx c) { (void)c; }
+static int f_ctx_create(long o, pshm_tctx *c)
+{
+    (void)o;
+    *c = NULL;
+    return 0;
+}
+static void f_ctx_destroy(pshm_tctx c) { (void)c; }
+static void f_put_signal(pshm_tctx c, int pe, int seg, size_t off, const void *src, size_t len,
+                         int sig_seg, size_t sig_off, uint64_t signal, int sig_op, int nbi)
+{
+    (void)c, (void)pe, (void)seg, (void)off, (void)src, (void)len, (void)sig_seg, (void)sig_off,
+        (void)signal, (void)sig_op, (void)nbi;
+}
+
+static pshm_transport_ops complete(void)
+{
+    pshm_transport_ops o = {
+        .hdr = PSHM_ABI_HEADER(pshm_transport_ops),
+        .ctx_create = f_ctx_create,
+        .ctx_destroy = f_ctx_destroy,
+        .put = f_put,
+        .get = f_get,
+        .amo = f_amo,
+        .fence = f_sync,
+        .quiet = f_sync,
+    };
+    return o;
+}
+
+static void test_complete_table(void)
+{
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "";
+    in.put_nbi = f_put_nbi;
+    in.put_signal = f_put_signal;
+    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK(out.put_nbi == f_put_nbi); /* given: kept */
+    CHECK(out.get_nbi == f_get);     /* absent: falls back to get */
+    CHECK(out.put_signal == f_put_signal);
+    CHECK(out.hdr.size == sizeof out);
+}
+
+/* A 2.0 table stops after progress: what lies beyond its size is never
+ * read, whatever it holds. */
+static void test_older_minor(void)
+{
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "";
+    in.hdr.minor = 0;
+    in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, put_signal);
+    in.put_signal = f_put_signal; /* beyond its size: must be ignored */
+    in.seg_register = (int (*)(int, void *, size_t))1;
+    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK(out.put_signal == NULL);
+    CHECK(out.seg_register == NULL);
+    CHECK(out.put_nbi == f_put);
+    CHECK(out.put == f_put);
+
+    in.hdr.size -= 8; /* a 2.0 table must reach progress */
+    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    char want[128];
+    snprintf(want, sizeof want, "its ops table is %zu bytes, but ABI 2.0's is at least %zu",
+             offsetof(pshm_transport_ops, put_signal) - 8, offsetof(pshm_transport_ops, put_signal));
+    CHECK_HAS(why, want);
+}
+
+static void test_newer_minor(void)
+{
+    struct {
+        pshm_transport_ops ops;
+        void *later[2];
+    } in = {complete(), {(void *)1, (void *)2}};
+    pshm_transport_ops out;
+    char why[512] = "";
+    in.ops.hdr.minor = PSHM_TRANSPORT_ABI_MINOR + 3;
+    in.ops.hdr.size = sizeof in;
+    CHECKF(pshm_abi_adopt_ops(&in.ops, &out, why, sizeof why) == 0, "%s", why);
+    CHECK(out.hdr.size == sizeof out);
+
+    in.ops.hdr.size = (uint32_t)offsetof(pshm_transport_ops, put_signal);
+    CHECK(pshm_abi_adopt_ops(&in.ops, &out, why, sizeof why) != 0);
+    CHECK_HAS(why, "the plugin was built inconsistently");
+}
+
+static void test_major(void)
+{
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "";
+    in.hdr.major = 3;
+    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    CHECK_HAS(why, "built for transport ABI 3.");
+    CHECK_HAS(why, "rebuild the plugin");
+}
+
+static void test_mandatory(void)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } ops[] = {
+        {"ctx_create", offsetof(pshm_transport_ops, ctx_create)},
+        {"ctx_destroy", offsetof(pshm_transport_ops, ctx_destroy)},
+        {"put", offsetof(pshm_transport_ops, put)},
+        {"get", offsetof(pshm_transport_ops, get)},
+        {"amo", offsetof(pshm_transport_ops, amo)},
+        {"fence", offsetof(pshm_transport_ops, fence)},
+        {"quiet", offsetof(pshm_transport_ops, quiet)},
+    };
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        pshm_transport_ops in = complete(), out;
+        char why[512] = "", want[128];
+        memset((char *)&in + ops[i].off, 0, sizeof(void (*)(void)));
+        CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0, "without %s", ops[i].name);
+        snprintf(want, sizeof want, "its ops table lacks %s, which every transport must provide",
+                 ops[i].name);
+        CHECK_HAS(why, want);
+    }
+    /* fence and quiet are not needed when every op completes at once. */
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "";
+    in.fence = in.quiet = NULL;
+    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    CHECK_HAS(why, "unless it declares PSHM_CAP_COMPLETE_ON_RETURN");
+    in.caps = PSHM_CAP_COMPLETE_ON_RETURN;
+    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK(out.quiet == NULL && out.fence == NULL);
+}
+
+int main(void)
+{
+    static const struct unit_test tests[] = {
+        {"complete_table", test_complete_table},
+        {"older_minor", test_older_minor},
+        {"newer_minor", test_newer_minor},
+        {"major", test_major},
+        {"mandatory", test_mandatory},
+    };
+    return RUN_TESTS(tests);
+}

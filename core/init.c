@@ -59,9 +59,13 @@ static int config_fail(int rank, const char *msg, int fatal)
     pshm_job_abort(1);
 }
 
+/* The rank before the bootstrap is up, from whichever launcher's
+ * variables are there. */
 static int env_rank(void)
 {
     const char *r = getenv("PMIX_RANK");
+    if (!r)
+        r = getenv("PMI_RANK");
     return r ? atoi(r) : 0;
 }
 
@@ -173,11 +177,9 @@ static int init(int requested, int *provided, int fatal)
         return config_fail(env_rank(), err, fatal);
     }
     memset(&pshm_boot, 0, sizeof pshm_boot);
-    if (pshm_boot_init(&pshm_boot)) {
+    if (pshm_boot_init(&pshm_boot, pshm_cfg.bootstrap, err, sizeof err)) {
         pthread_mutex_unlock(&init_lock);
-        if (fatal)
-            exit(1);
-        return -1;
+        return config_fail(env_rank(), err, fatal);
     }
     boot_up = 1;
     if (pshm_boot.size > 1)

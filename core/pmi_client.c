@@ -253,14 +253,20 @@ static int open_port(const char *port, char *err, size_t errlen)
     return 0;
 }
 
-static void at_exit_finalize(void)
+static void at_exit_finalize(int status, void *arg)
 {
     char line[PMI_WIRE_LINE], err[256];
+    (void)arg;
     if (conn.fd < 0 || getpid() != owner)
         return;
-    /* A launcher treats a process that exits unfinalized as failed and
-     * may end the job; errors are moot here (an MPICH in this process may
-     * have finalized the connection already). */
+    /* Hydra waits for the rest of the job after a process finalized,
+     * whatever its exit status: a PE that fails must end the job itself,
+     * or the others wait for it in their next barrier forever. */
+    if (status != 0)
+        pmi_client_abort(status);
+    /* A launcher treats a process that exits unfinalized as failed; errors
+     * are moot here (an MPICH in this process may have finalized the
+     * connection already). */
     call("finalize_ack", line, sizeof line, FINALIZE_WAIT_MS, err, sizeof err, "cmd=finalize");
     close(conn.fd);
     conn.fd = -1;
@@ -308,7 +314,7 @@ int pmi_client_init(struct pmi_job *out, char *err, size_t errlen)
     }
     owner = getpid();
     static int registered;
-    if (!registered && atexit(at_exit_finalize) == 0)
+    if (!registered && on_exit(at_exit_finalize, NULL) == 0)
         registered = 1;
     *out = job;
     return 0;

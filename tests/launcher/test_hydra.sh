@@ -102,14 +102,21 @@ hydra -n 1 "$PROBE" global_exit:5 "$marker"
 expect_rc 5
 end
 
-# hydra reports a PE killed by signal N as exit status N.
-for tp in shm ofi; do
+# hydra reports a PE killed by signal N as exit status N. It kills the
+# others outright: over libfabric's shm provider they leave /dev/shm
+# objects that only their sweeper removes.
+for tp in shm ofi "ofi FI_PROVIDER=shm"; do
     begin "$tp: a PE crashes (SIGSEGV) while the others wait"
     hydra -n 4 env SHMEM_TRANSPORT=$tp "$PROBE" crash "$marker"
     expect_rc 11
     expect_no_line "not reached"
     end
 done
+
+begin "ofi over shm: shmem_global_exit(3), no /dev/shm object left"
+hydra -n 4 env SHMEM_TRANSPORT=ofi FI_PROVIDER=shm "$PROBE" global_exit:3 "$marker"
+expect_rc 3
+end
 
 begin "a PE exits with 5 without shmem_finalize: the job ends with 5"
 hydra -n 4 "$PROBE" exit:5 "$marker"

@@ -1,5 +1,6 @@
 # Shared by test_hydra.sh and test_oshrun_pmi.sh (sourced): cases, runs
-# under `timeout 20`, expectations, and the leftover checks.
+# under `timeout 40` (generous: the machine may be shared), expectations,
+# and the leftover checks.
 #
 # A case is begin NAME ... end. Each run passes the case's unique $marker
 # as an argument to its processes; `end` checks that no process carrying
@@ -43,7 +44,7 @@ skip_case() {
 run() {
     local t0
     t0=$(now_ms)
-    timeout 20 "$@" >"$OUT" 2>"$ERR" </dev/null
+    timeout 40 "$@" >"$OUT" 2>"$ERR" </dev/null
     rc=$?
     ms=$(( $(now_ms) - t0 ))
 }

@@ -4,18 +4,19 @@
 # and ofi transports, shmem_global_exit, crashes, and wrong PMI
 # environments that must stop with one line naming the launcher.
 #
-#   test_hydra.sh LAUNCH_PROBE [MPI_PROBE]
+#   test_hydra.sh LAUNCH_PROBE PMI_ALLGATHER [MPI_PROBE]
 #
-# MPI_PROBE (MPICH and PlugSHMEM in one program) is optional. Exits 77
-# (skip) without mpiexec.hydra.
+# PMI_ALLGATHER is the PMI bootstrap alone; MPI_PROBE (MPICH and PlugSHMEM
+# in one program) is optional. Exits 77 (skip) without mpiexec.hydra.
 set -u
 
-if [ $# -lt 1 ]; then
-    echo "usage: $0 LAUNCH_PROBE [MPI_PROBE]" >&2
+if [ $# -lt 2 ]; then
+    echo "usage: $0 LAUNCH_PROBE PMI_ALLGATHER [MPI_PROBE]" >&2
     exit 2
 fi
 PROBE=$(realpath "$1") || exit 2
-MPI_PROBE=${2:+$(realpath "$2")}
+ALLGATHER=$(realpath "$2") || exit 2
+MPI_PROBE=${3:+$(realpath "$3")}
 HYDRA=$(command -v mpiexec.hydra) || { echo "no mpiexec.hydra: skipped"; exit 77; }
 . "$(dirname "$0")/launch_lib.sh"
 
@@ -59,6 +60,16 @@ hydra -n 4 env SHMEM_TRANSPORT=ofi "FI_PROVIDER=tcp;ofi_rxm" SHMEM_BYPASS=0 "$PR
 expect_rc 0
 expect_pes 4 1 ofi pmi
 end
+
+for opt in "" -pmi-port; do
+    begin "bootstrap exchanges of 0 B to 70 kB (many PMI values)${opt:+, $opt}, 3 PEs"
+    hydra $opt -n 3 "$ALLGATHER" "$marker"
+    expect_rc 0
+    for r in 0 1 2; do
+        expect_line "allgather ok: rank $r of 3, local 3"
+    done
+    end
+done
 
 begin "PMI_PORT instead of PMI_FD (-pmi-port), 4 PEs"
 hydra -pmi-port -n 4 "$PROBE" "" "$marker"

@@ -3,19 +3,20 @@
 # oshrun's ranks, PlugSHMEM runs over PMI (SHMEM_BOOTSTRAP=pmi) as over
 # PMIx, and the protocol's answers, aborts and errors.
 #
-#   test_oshrun_pmi.sh OSHRUN LAUNCH_PROBE [MPI_PROBE]
+#   test_oshrun_pmi.sh OSHRUN LAUNCH_PROBE PMI_ALLGATHER [MPI_PROBE]
 #
-# MPI_PROBE (built when MPICH is found) is optional; raw-protocol cases
-# need python3.
+# PMI_ALLGATHER is the PMI bootstrap alone; MPI_PROBE (built when MPICH is
+# found) is optional; raw-protocol cases need python3.
 set -u
 
-if [ $# -lt 2 ]; then
-    echo "usage: $0 OSHRUN LAUNCH_PROBE [MPI_PROBE]" >&2
+if [ $# -lt 3 ]; then
+    echo "usage: $0 OSHRUN LAUNCH_PROBE PMI_ALLGATHER [MPI_PROBE]" >&2
     exit 2
 fi
 OSHRUN=$(realpath "$1") || exit 2
 PROBE=$(realpath "$2") || exit 2
-MPI_PROBE=${3:+$(realpath "$3")}
+ALLGATHER=$(realpath "$3") || exit 2
+MPI_PROBE=${4:+$(realpath "$4")}
 . "$(dirname "$0")/launch_lib.sh"
 
 for v in $(env | sed -n 's/^\(SHMEM_[A-Z_]*\|FI_PROVIDER\|PMIX_[A-Z_]*\|PMI_[A-Z_]*\)=.*/\1/p'); do
@@ -68,6 +69,14 @@ for n in 1 4; do
     expect_err_empty
     end
 done
+
+begin "bootstrap exchanges of 0 B to 70 kB over oshrun's PMI, 3 PEs"
+oshrun -n 3 "$ALLGATHER" "$marker"
+expect_rc 0
+for r in 0 1 2; do
+    expect_line "allgather ok: rank $r of 3, local 3"
+done
+end
 
 begin "SHMEM_BOOTSTRAP=pmi: shmem_global_exit(7) ends the job with 7"
 SHMEM_BOOTSTRAP=pmi oshrun -n 4 "$PROBE" global_exit:7 "$marker"

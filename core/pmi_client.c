@@ -203,20 +203,23 @@ static int connect_to(const char *hostport, char *err, size_t errlen)
             continue;
         }
         /* Non-blocking, so that an unreachable host fails in seconds. */
-        if (connect(fd, a->ai_addr, a->ai_addrlen) != 0 && errno == EINPROGRESS) {
+        int c = connect(fd, a->ai_addr, a->ai_addrlen);
+        if (c != 0 && errno == EINPROGRESS) {
             struct pollfd p = {.fd = fd, .events = POLLOUT};
             socklen_t len = sizeof e;
-            if (poll(&p, 1, INIT_TIMEOUT_MS) == 1 &&
-                getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) == 0 && e == 0)
-                errno = 0;
-            else
-                errno = e ? e : ETIMEDOUT;
+            e = 0;
+            if (poll(&p, 1, INIT_TIMEOUT_MS) != 1)
+                e = ETIMEDOUT;
+            else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) != 0)
+                e = errno;
+            c = e ? -1 : 0;
+        } else if (c != 0) {
+            e = errno;
         }
-        if (errno == 0 || errno == EISCONN) {
+        if (c == 0) {
             fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
             conn.fd = fd;
         } else {
-            e = errno;
             close(fd);
         }
     }

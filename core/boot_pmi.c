@@ -19,8 +19,10 @@ static const char hexd[] = "0123456789abcdef";
 
 static int unhex(int c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* Values are words of a text line: bytes travel as hex, split in chunks. */
@@ -129,7 +131,8 @@ static int find_locals(struct pshm_boot *b, char *err, size_t errlen)
     node_id(&me);
     if (pmi_allgather(&me, all, sizeof me)) {
         free(all);
-        snprintf(err, errlen, "bootstrap: the exchange of node names through the PMI launcher "
+        snprintf(err, errlen,
+                 "bootstrap: the exchange of node names through the PMI launcher "
                  "failed");
         return -1;
     }

@@ -18,15 +18,15 @@
 #include "pmi_client.h"
 #include "pmi_wire.h"
 
-#define INIT_TIMEOUT_MS 20000   /* a launcher answers init at once; silence means no PMI server */
-#define ABORT_WAIT_MS 10000     /* how long the launcher gets to end us after an abort */
+#define INIT_TIMEOUT_MS 20000 /* a launcher answers init at once; silence means no PMI server */
+#define ABORT_WAIT_MS 10000   /* how long the launcher gets to end us after an abort */
 #define FINALIZE_WAIT_MS 5000
 
 static struct pmi_wire conn = {.fd = -1};
 static struct pmi_job job;
 static char kvsname[260];
-static pid_t owner;      /* forked children must not finalize the parent's connection */
-static char where[160];  /* the launcher and the variable naming its connection */
+static pid_t owner;     /* forked children must not finalize the parent's connection */
+static char where[160]; /* the launcher and the variable naming its connection */
 
 static long now_ms(void)
 {
@@ -65,14 +65,15 @@ static int reply(const char *req, const char *want, char *line, size_t cap, int 
     int t;
     while ((t = pmi_wire_take(&conn, line, cap)) == 0) {
         if (wait_input(deadline)) {
-            snprintf(err, errlen, "%s did not answer '%s' within %d s; expected cmd=%s from a PMI-1 server",
+            snprintf(err, errlen,
+                     "%s did not answer '%s' within %d s; expected cmd=%s from a PMI-1 server",
                      where, req, timeout_ms / 1000, want);
             return -1;
         }
         ssize_t n = pmi_wire_fill(&conn);
         if (n == 0) {
-            snprintf(err, errlen, "%s closed the connection after '%s'; expected cmd=%s", where, req,
-                     want);
+            snprintf(err, errlen, "%s closed the connection after '%s'; expected cmd=%s", where,
+                     req, want);
             return -1;
         }
         if (n < 0) {
@@ -100,10 +101,10 @@ static int reply(const char *req, const char *want, char *line, size_t cap, int 
 }
 
 /* Sends one request (a line without its newline) and reads its reply. */
-static int call(const char *want, char *line, size_t cap, int timeout_ms, char *err,
-                size_t errlen, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-static int call(const char *want, char *line, size_t cap, int timeout_ms, char *err,
-                size_t errlen, const char *fmt, ...)
+static int call(const char *want, char *line, size_t cap, int timeout_ms, char *err, size_t errlen,
+                const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static int call(const char *want, char *line, size_t cap, int timeout_ms, char *err, size_t errlen,
+                const char *fmt, ...)
 {
     char req[PMI_WIRE_LINE];
     va_list ap;
@@ -197,7 +198,8 @@ static int connect_to(const char *hostport, char *err, size_t errlen)
     }
     int e = 0;
     for (struct addrinfo *a = ai; a && conn.fd < 0; a = a->ai_next) {
-        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+        int fd =
+            socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
         if (fd < 0) {
             e = errno;
             continue;
@@ -241,7 +243,8 @@ static int open_port(const char *port, char *err, size_t errlen)
     snprintf(where, sizeof where, "%s at PMI_PORT=%s", launcher(), port);
     if (env_int("PMI_ID", 0, &id, err, errlen) || connect_to(port, err, errlen))
         return -1;
-    if (call("initack", line, sizeof line, INIT_TIMEOUT_MS, err, errlen, "cmd=initack pmiid=%d", id))
+    if (call("initack", line, sizeof line, INIT_TIMEOUT_MS, err, errlen, "cmd=initack pmiid=%d",
+             id))
         return -1;
     while (got != 7) {
         if (reply("cmd=initack", "set", line, sizeof line, INIT_TIMEOUT_MS, err, errlen))
@@ -284,14 +287,17 @@ int pmi_client_init(struct pmi_job *out, char *err, size_t errlen)
     }
     const char *fd = getenv("PMI_FD"), *port = getenv("PMI_PORT");
     if (!fd && !port) {
-        snprintf(err, errlen, "PMI_RANK or PMI_SIZE is set, as by a PMI launcher, but neither "
-                 "PMI_FD nor PMI_PORT; expected one of them to name %s", EXPECTED);
+        snprintf(err, errlen,
+                 "PMI_RANK or PMI_SIZE is set, as by a PMI launcher, but neither "
+                 "PMI_FD nor PMI_PORT; expected one of them to name %s",
+                 EXPECTED);
         return -1;
     }
     if (fd ? open_fd(fd, err, errlen) : open_port(port, err, errlen))
         goto fail;
     if (job.rank < 0 || job.rank >= job.size) {
-        snprintf(err, errlen, "%s: rank %d is outside a job of %d processes", where, job.rank, job.size);
+        snprintf(err, errlen, "%s: rank %d is outside a job of %d processes", where, job.rank,
+                 job.size);
         goto fail;
     }
     if (call("response_to_init", line, sizeof line, INIT_TIMEOUT_MS, err, errlen,
@@ -311,8 +317,10 @@ int pmi_client_init(struct pmi_job *out, char *err, size_t errlen)
     if (job.vallen_max > room)
         job.vallen_max = room;
     if (job.keylen_max < 24 || job.vallen_max < 64) {
-        snprintf(err, errlen, "%s: keys of %d and values of %d bytes are too short; expected at "
-                 "least 24 and 64", where, job.keylen_max, job.vallen_max);
+        snprintf(err, errlen,
+                 "%s: keys of %d and values of %d bytes are too short; expected at "
+                 "least 24 and 64",
+                 where, job.keylen_max, job.vallen_max);
         goto fail;
     }
     owner = getpid();
@@ -349,8 +357,8 @@ int pmi_client_get(const char *key, char *value, size_t cap)
         return -1;
     }
     if (pmi_wire_get(line, "value", value, cap)) {
-        pshm_error("bootstrap: %s answered '%.100s' to a get of %s: expected value=...", where, line,
-                   key);
+        pshm_error("bootstrap: %s answered '%.100s' to a get of %s: expected value=...", where,
+                   line, key);
         return -1;
     }
     return 0;

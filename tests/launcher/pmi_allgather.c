@@ -16,7 +16,10 @@
 void pshm_job_abort(int status);
 void pshm_job_abort(int status) { exit(status); }
 
-static unsigned char pattern(int rank, size_t i) { return (unsigned char)(rank * 31 + i * 7 + (i >> 8)); }
+static unsigned char pattern(int rank, size_t i)
+{
+    return (unsigned char)(rank * 31 + i * 7 + (i >> 8));
+}
 
 int main(void)
 {
@@ -37,7 +40,8 @@ int main(void)
         for (int r = 0; r < b.size; r++)
             for (size_t i = 0; i < len; i++)
                 if (all[(size_t)r * len + i] != pattern(r, i)) {
-                    printf("rank %d: byte %zu of rank %d's %zu-byte blob is wrong\n", b.rank, i, r, len);
+                    printf("rank %d: byte %zu of rank %d's %zu-byte blob is wrong\n", b.rank, i, r,
+                           len);
                     return 3;
                 }
         free(mine);

@@ -116,7 +116,8 @@ for req in sys.argv[1].split(" ; "):
         os._exit(0)
     f.write(req + "\n"); f.flush()
     if not req.startswith("cmd=abort"):
-        print(rank + ": " + f.readline().strip(), flush=True)
+        # one write per line: the PEs share stdout
+        os.write(1, (rank + ": " + f.readline().strip() + "\n").encode())
 '
 
 if command -v python3 >/dev/null; then

@@ -121,7 +121,8 @@ static void send_line(struct conn *c, const char *line)
 }
 
 /* Ends the job over a client that does not speak our PMI. */
-static void refuse(struct job *job, int rank, const char *what, const char *line)
+static void refuse(struct job *job, int rank, const char *what,
+                   const char *line)
 {
     fprintf(stderr, "oshrun: PE %d %s '%.200s'; oshrun serves PMI-1; ending "
             "the job\n", rank, what, line);
@@ -172,7 +173,8 @@ static void get(struct job *job, struct conn *c, const char *line)
         pmi_wire_get(line, "key", key, sizeof key) == 0)
         v = kvs_get(kvs, key);
     if (v != NULL)
-        snprintf(out, sizeof out, "cmd=get_result rc=0 msg=success value=%s", v);
+        snprintf(out, sizeof out,
+                 "cmd=get_result rc=0 msg=success value=%s", v);
     else
         snprintf(out, sizeof out, "cmd=get_result rc=-1 msg=key_not_found");
     send_line(c, out);
@@ -194,7 +196,8 @@ static void serve_line(struct job *job, int rank, const char *line)
             return;
         }
         pe->pmi_connected = true;
-        send_line(c, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0");
+        send_line(c, "cmd=response_to_init pmi_version=1 "
+                  "pmi_subversion=1 rc=0");
     } else if (strcmp(cmd, "get_maxes") == 0) {
         snprintf(out, sizeof out, "cmd=maxes kvsname_max=%d keylen_max=%d "
                  "vallen_max=%d", KVSNAME_MAX, KEYLEN_MAX, VALLEN_MAX);

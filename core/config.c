@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "../collectives/coll_algos.h"
+#include "bootstrap.h"
 #include "config.h"
 #include "settings.h"
 
@@ -18,6 +19,9 @@ const pshm_setting pshm_core_settings[] = {
      "symmetric heap size per PE: bytes, or a number with K, M, G or T (powers of 1024)"},
     {"SHMEM_TRANSPORT", PSHM_SETTING_STRING, "(highest priority usable)", NULL,
      "transport preference list, e.g. ofi,shm; see shmem_info for those installed"},
+    {"SHMEM_BOOTSTRAP", PSHM_SETTING_CHOICE, "auto", "auto|pmix|pmi|singleton",
+     "how PEs find each other: auto (the launcher's PMIx, else its PMI, else a single PE), pmix, "
+     "pmi or singleton"},
     {"SHMEM_TRANSPORT_PATH", PSHM_SETTING_STRING, "(none)", NULL,
      "extra ':'-separated folders searched for transport-NAME.so before the install's own"},
     {"SHMEM_BYPASS", PSHM_SETTING_BOOL, "1", NULL,
@@ -252,6 +256,11 @@ int pshm_config_load(char *err, size_t errlen)
     }
     if (load_collectives(&c, err, errlen))
         return -1;
+    static const char *const boots[] = {"auto", "pmix", "pmi", "singleton"}; /* as PSHM_BOOT_CHOICES */
+    int boot;
+    if (load_choice("SHMEM_BOOTSTRAP", PSHM_BOOT_CHOICES, &boot, err, errlen))
+        return -1;
+    c.bootstrap = boots[boot];
     pshm_cfg = c;
     return 0;
 }

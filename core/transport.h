@@ -22,8 +22,9 @@
  * The core checks, per table the plugin gives it (descriptor at load, ops
  * at init): same major; then, for a minor the core knows, size at least
  * that minor's size of the table; for a newer minor, size at least the
- * core's own size of the table (a newer minor only appends).  Anything
- * else is refused with the table, both versions and the sizes.
+ * core's own size of the table (a newer minor only appends).  A plugin
+ * that fails is refused with one line naming both versions (and, for a
+ * short table, both sizes).
  * The other way round, a plugin built for a newer minor than the core it
  * runs in must test PSHM_ABI_HAS(svc, pshm_core_services, field) before
  * using a services field appended after 2.0.

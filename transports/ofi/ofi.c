@@ -21,6 +21,7 @@
  * the default context's lock.  Private and serialized contexts take none.
  */
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -551,12 +552,23 @@ static int ctx_open(struct octx *c, char *why, size_t whylen)
         }
     }
     /* Name shm endpoints after the job (oshrun removes /dev/shm/psm-TAG-*
-     * after a crash; the provider's own names would be left behind). */
+     * after a crash; the provider's own names would be left behind).  The
+     * names differ between shmem_init calls of a process: libfabric stays
+     * loaded across them (keep_libfabric_loaded()), and its shm provider
+     * crashed in fi_av_insert when an earlier init's names came back.
+     * This plugin is loaded afresh by every init, so the stamp of its load
+     * tells them apart where a static counter would restart at 0. */
     const char *tag = g.svc->getenv("PLUGSHMEM_JOB_TAG");
     if (!strcmp(g.prov, "shm") && tag && *tag) {
         static unsigned seq;
-        char name[64];
-        snprintf(name, sizeof name, "psm-%.20s-%d-ofi-%u", tag, g.svc->my_pe,
+        static unsigned long long load_stamp;
+        if (!load_stamp) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            load_stamp = (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned)ts.tv_nsec;
+        }
+        char name[80];
+        snprintf(name, sizeof name, "psm-%.20s-%d-ofi-%llx-%u", tag, g.svc->my_pe, load_stamp,
                  __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED));
         fi_setname(&c->ep->fid, name, strlen(name) + 1); /* best effort */
     }
@@ -715,40 +727,107 @@ static void rxd_window(const pshm_core_services *svc)
     setenv("FI_OFI_RXD_MAX_UNACKED", v, 0);
 }
 
-/* Picks the first usable entry; returns it (owned by *all) or NULL. */
-static struct fi_info *pick(const pshm_core_services *svc, struct fi_info **all, char *why,
-                            size_t whylen)
+/* ---- fi_getinfo, asked once ---------------------------------------- */
+
+/* Debian's libfabric links libpsm_infinipath and libpsm2, whose
+ * constructors each calibrate a clock for 0.1 s pinned to CPU 0, and its
+ * first fi_getinfo reads /proc/kallsyms twice (efa provider): about 0.3 s
+ * each time a process loads libfabric.  The core unloads this plugin at
+ * shmem_finalize, which unloaded libfabric too, so every later shmem_init
+ * of the process (a suite driver runs one per family) paid it again.
+ * Keeping libfabric loaded makes it once per process; libfabric then reads
+ * its FI_ variables once per process, as in a program linked with it. */
+static void keep_libfabric_loaded(void)
 {
+    static int done;
+    Dl_info di;
+    if (done)
+        return;
+    done = 1;
+    if (dladdr((void *)fi_getinfo, &di) && di.dli_fname)
+        (void)dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+/* fi_getinfo's answer, shared by query() and init() (and shmem_info's
+ * queries of a running job): the first one of this plugin's load is kept
+ * until fini, or until the plugin is unloaded without init, and reused
+ * while the inputs of the hints and libfabric's FI_PROVIDER are unchanged.
+ * Failures are not kept: a plugin whose query failed is not initialized. */
+static struct {
+    struct fi_info *all;
+    char *prov, *domain, *fi_provider; /* the inputs it answered (NULL: unset) */
+} answer;
+
+static int same(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+static void answer_drop(void)
+{
+    fi_freeinfo(answer.all);
+    free(answer.prov);
+    free(answer.domain);
+    free(answer.fi_provider);
+    memset(&answer, 0, sizeof answer);
+}
+
+__attribute__((destructor)) static void answer_unload(void) { answer_drop(); }
+
+/* Every RDM entry with RMA and atomics (owned by the cache), or NULL with
+ * the reason in why. */
+static struct fi_info *getinfo(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    const char *p = env(svc, "SHMEM_OFI_PROVIDER");
+    const char *d = env(svc, "SHMEM_OFI_DOMAIN");
+    const char *fp = getenv("FI_PROVIDER");
+    if (answer.all && same(p, answer.prov) && same(d, answer.domain) &&
+        same(fp, answer.fi_provider))
+        return answer.all;
+    answer_drop();
+    keep_libfabric_loaded();
     struct fi_info *h = make_hints(svc);
     if (!h) {
         snprintf(why, whylen, "out of memory");
         return NULL;
     }
     rxd_window(svc);
-    int rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, all);
-    const char *p = env(svc, "SHMEM_OFI_PROVIDER");
-    const char *fp = getenv("FI_PROVIDER");
+    struct fi_info *all = NULL;
+    int rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, &all);
+    fi_freeinfo(h);
     if (rc) {
-        *all = NULL;
         snprintf(why, whylen,
                  "libfabric %s offers no RDM endpoint with RMA and atomics%s%s%s (fi_getinfo: %s)",
                  fi_tostr(&(uint32_t){fi_version()}, FI_TYPE_VERSION),
                  p || fp ? " from provider '" : "", p ? p : fp ? fp : "", p || fp ? "'" : "",
                  fi_strerror(-rc));
-        fi_freeinfo(h);
         return NULL;
     }
-    fi_freeinfo(h);
+    answer.all = all;
+    answer.prov = dup_or_null(p);
+    answer.domain = dup_or_null(d);
+    answer.fi_provider = dup_or_null(fp);
+    if ((p && !answer.prov) || (d && !answer.domain) || (fp && !answer.fi_provider)) {
+        answer_drop();
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    return all;
+}
+
+/* Picks the first usable entry (owned by the cache) or NULL. */
+static struct fi_info *pick(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    struct fi_info *all = getinfo(svc, why, whylen);
+    if (!all)
+        return NULL;
     int multi = svc->n_local != svc->n_pes;
-    for (struct fi_info *i = *all; i; i = i->next) {
+    for (struct fi_info *i = all; i; i = i->next) {
         if (multi && node_local(i->fabric_attr->prov_name))
             continue;
         return i;
     }
     snprintf(why, whylen, "the job spans nodes and the only providers offered (%s) serve one node",
-             (*all)->fabric_attr->prov_name);
-    fi_freeinfo(*all);
-    *all = NULL;
+             all->fabric_attr->prov_name);
     return NULL;
 }
 
@@ -760,12 +839,7 @@ static int ofi_max_priority(const pshm_core_services *svc)
 
 static int ofi_query(const pshm_core_services *svc, char *why, size_t whylen)
 {
-    struct fi_info *all;
-    struct fi_info *i = pick(svc, &all, why, whylen);
-    if (!i)
-        return -1;
-    fi_freeinfo(all);
-    return ofi_max_priority(svc);
+    return pick(svc, why, whylen) ? ofi_max_priority(svc) : -1;
 }
 
 /* ---- settings ------------------------------------------------------- */
@@ -955,20 +1029,18 @@ static int register_segments(struct card *mine)
 static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **out)
 {
     char why[512];
-    struct fi_info *all = NULL;
     memset(&g, 0, sizeof g);
     memset(&dflt, 0, sizeof dflt);
     g.svc = svc;
     g.thread_level = svc->thread_level;
     snprintf(g.prov, sizeof g.prov, "?");
 
-    struct fi_info *i = pick(svc, &all, why, sizeof why);
+    struct fi_info *i = pick(svc, why, sizeof why);
     if (!i) {
         svc->error("ofi transport: %s", why);
         return -1;
     }
     g.info = fi_dupinfo(i);
-    fi_freeinfo(all);
     if (!g.info) {
         svc->error("ofi transport: out of memory");
         return -1;
@@ -1128,6 +1200,7 @@ static void ofi_fini(void)
         start_thread();
     g.svc->barrier();
     teardown();
+    answer_drop();
     g.svc = NULL;
 }
 

@@ -1,0 +1,167 @@
+/* Waiting, quiet and fence, progress, and the progress thread.
+ *
+ * UCX serves RMA and atomics on memory it did not allocate by software
+ * emulation at the target: nothing completes unless the target calls
+ * ucp_worker_progress on the worker the initiator's endpoint reaches (its
+ * default worker).  So every wait here also progresses the default
+ * worker, and a progress thread serves programs that compute without
+ * calling the library. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "ucx.h"
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+void ucx_lock_wait(unsigned *l)
+{
+    unsigned spins = 0;
+    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+            if (++spins < 100)
+                cpu_relax();
+            else
+                sched_yield(); /* PEs may outnumber cores */
+        }
+}
+
+/* Serve incoming traffic once.  If another thread holds the default
+ * context it is inside UCX already: skip. */
+static void progress_target(void)
+{
+    if (dflt.locked) {
+        if (!ucx_trylock(&dflt.lock))
+            return;
+        ucp_worker_progress(dflt.w);
+        ucx_unlock(&dflt.lock);
+    } else {
+        ucp_worker_progress(dflt.w);
+    }
+}
+
+void ucx_progress(void)
+{
+    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    progress_target();
+}
+
+/* Wait for a request of c (c held by the caller). */
+void ucx_wait(struct uctx *c, void *req, const char *what, int pe)
+{
+    if (UNLIKELY(UCS_PTR_IS_ERR(req)))
+        ucx_fail(what, pe, UCS_PTR_STATUS(req));
+    unsigned spins = 0;
+    ucs_status_t st;
+    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        /* A progress call that did something may have more to do. */
+        if (ucp_worker_progress(c->w))
+            continue;
+        if (c != &dflt)
+            progress_target();
+        if (++spins > 200)
+            sched_yield();
+        else
+            cpu_relax();
+    }
+    ucp_request_free(req);
+    if (UNLIKELY(st != UCS_OK))
+        ucx_fail(what, pe, st);
+}
+
+/* One endpoint when only one PE got traffic since the last quiet (the
+ * common case: a worker flush visits every endpoint). */
+__attribute__((noinline)) static void flush(struct uctx *c)
+{
+    static const ucp_request_param_t no_param = {.op_attr_mask = 0};
+    int pe = c->dirty;
+    c->dirty = DIRTY_NONE;
+    void *req = pe >= 0 ? ucp_ep_flush_nbx(c->ep[pe], &no_param)
+                        : ucp_worker_flush_nbx(c->w, &no_param);
+    if (req)
+        ucx_wait(c, req, pe >= 0 ? "ucp_ep_flush_nbx" : "ucp_worker_flush_nbx", pe);
+}
+
+void ucx_quiet(pshm_tctx t)
+{
+    struct uctx *c = CTX(t);
+    ENTER(c);
+    if (c->dirty != DIRTY_NONE)
+        flush(c);
+    LEAVE(c);
+}
+
+void ucx_fence(pshm_tctx t)
+{
+    struct uctx *c = CTX(t);
+    ENTER(c);
+    if (c->dirty != DIRTY_NONE) {
+        ucs_status_t st = ucp_worker_fence(c->w);
+        if (st != UCS_OK)
+            ucx_fail("ucp_worker_fence", -1, st);
+    }
+    LEAVE(c);
+}
+
+/* ---- the progress thread ------------------------------------------- */
+
+/* While the program keeps calling the library the thread has nothing to
+ * do and its wake-ups only cost the PEs CPU time: it sleeps up to
+ * BACKOFF intervals then, and returns to one as soon as it finds the
+ * program away. */
+#define BACKOFF 16u
+
+static pthread_t thread;
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    unsigned mult = 1;
+    while (!__atomic_load_n(&g.thread_stop, __ATOMIC_ACQUIRE)) {
+        unsigned long us = (unsigned long)g.interval_us * mult;
+        struct timespec ts = {.tv_sec = (time_t)(us / 1000000u),
+                              .tv_nsec = (long)(us % 1000000u) * 1000};
+        nanosleep(&ts, NULL);
+        if (__atomic_exchange_n(&g.poked, 0, __ATOMIC_RELAXED)) {
+            if (mult < BACKOFF)
+                mult *= 2;
+            continue;
+        }
+        mult = 1;
+        ucx_lock(&dflt.lock);
+        while (ucp_worker_progress(dflt.w))
+            ;
+        ucx_unlock(&dflt.lock);
+    }
+    return NULL;
+}
+
+int ucx_thread_start(void)
+{
+    if (g.thread_on)
+        return 0;
+    __atomic_store_n(&g.thread_stop, 0, __ATOMIC_RELEASE);
+    dflt.locked = 1;
+    if (pthread_create(&thread, NULL, progress_main, NULL))
+        return -1;
+    g.thread_on = 1;
+    return 0;
+}
+
+void ucx_thread_stop(void)
+{
+    if (!g.thread_on)
+        return;
+    __atomic_store_n(&g.thread_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(thread, NULL);
+    g.thread_on = 0;
+}

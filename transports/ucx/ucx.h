@@ -39,6 +39,11 @@ struct uctx {
     int locked;        /* take lock around every call */
     unsigned lock;
     uint64_t scratch;  /* reply buffer of non-fetching swaps (set) */
+    /* Requests that write local memory when done (get_nbi, fetching nbi
+     * AMOs): a flush does not wait for their data (measured: a 4 MiB
+     * get_nbi over sm was still empty after the flush), quiet does. */
+    void **pending;
+    unsigned npending, maxpending;
     struct uctx *next; /* contexts the program created, to close at fini */
 };
 
@@ -61,6 +66,7 @@ struct ucx_global {
     size_t addr_stride;
     int eager;                      /* connect to every PE at init */
     int thread_level;
+    int bitwise_mode;               /* SHMEM_UCX_FETCH_BITWISE: -1 auto, 0 native, 1 cas */
     int fetch_bitwise_cas;          /* route fetching AND/OR/XOR through compare-swap */
     int bug_seen[PROBE_NKINDS];     /* the self-test's findings, for verbose and docs */
     int coherent;
@@ -115,10 +121,12 @@ int ucx_bitwise_selftest(void);
 void ucx_probe_fill(void);
 
 /* ucx_progress.c */
+void ucx_keep(struct uctx *c, void *req, const char *what, int pe);
 void ucx_wait(struct uctx *c, void *req, const char *what, int pe);
 void ucx_quiet(pshm_tctx t);
 void ucx_fence(pshm_tctx t);
 void ucx_progress(void);
+void ucx_progress_target(void);
 int ucx_thread_start(void);
 void ucx_thread_stop(void);
 void ucx_lock_wait(unsigned *l);

@@ -104,7 +104,9 @@ static void amo_region(struct uctx *c, int pe, int r, size_t off, int op, int ty
         void *reply = fetch ? fetch : &tmp;
         memcpy(reply, operand, (size_t)w);
         if (nbi && fetch) {
-            ucx_release(issue(c, e, pe, r, off, uop, w, compare, reply), "ucp_atomic_op_nbx", pe);
+            void *req = issue(c, e, pe, r, off, uop, w, compare, reply);
+            if (req)
+                ucx_keep(c, req, "ucp_atomic_op_nbx", pe);
             ucx_mark(c, pe);
         } else {
             fetch_now(c, e, pe, r, off, uop, w, compare, reply);
@@ -123,10 +125,14 @@ static void amo_region(struct uctx *c, int pe, int r, size_t off, int op, int ty
         break;
     }
     req = issue(c, e, pe, r, off, uop, w, operand, fetch);
-    if (!fetch || nbi) {
-        /* Done at the next quiet; a fetch lands in the caller's buffer,
-         * which the specification keeps valid until then. */
+    if (!fetch) {
         ucx_release(req, "ucp_atomic_op_nbx", pe);
+        ucx_mark(c, pe);
+    } else if (nbi) {
+        /* Done at the next quiet; the fetch lands in the caller's buffer,
+         * which the specification keeps valid until then. */
+        if (req)
+            ucx_keep(c, req, "ucp_atomic_op_nbx", pe);
         ucx_mark(c, pe);
     } else if (req) {
         ucx_wait(c, req, "ucp_atomic_op_nbx", pe);
@@ -209,11 +215,6 @@ static int probe_kind(int target, int kind, char *detail, size_t dlen)
  * allgather).  Decides g.fetch_bitwise_cas. */
 int ucx_bitwise_selftest(void)
 {
-    const char *mode = ucx_env("SHMEM_UCX_FETCH_BITWISE");
-    if (mode && strcmp(mode, "auto") && strcmp(mode, "native") && strcmp(mode, "cas")) {
-        g.svc->error("SHMEM_UCX_FETCH_BITWISE='%s' is not known; use auto, native or cas", mode);
-        return -1;
-    }
     int target = probe_target();
     char detail[PROBE_NKINDS][200] = {"", ""};
     int mine[PROBE_NKINDS];
@@ -229,9 +230,7 @@ int ucx_bitwise_selftest(void)
         for (int k = 0; k < PROBE_NKINDS; k++)
             g.bug_seen[k] |= all[pe * PROBE_NKINDS + k];
     free(all);
-    g.fetch_bitwise_cas = mode && !strcmp(mode, "cas")      ? 1
-                          : mode && !strcmp(mode, "native") ? 0
-                                                            : g.bug_seen[PROBE_REGISTERED];
+    g.fetch_bitwise_cas = g.bitwise_mode >= 0 ? g.bitwise_mode : g.bug_seen[PROBE_REGISTERED];
     if (g.verbose)
         for (int k = 0; k < PROBE_NKINDS; k++)
             if (mine[k])

@@ -152,6 +152,12 @@ static int read_settings(int *want_thread)
         return -1;
     }
     g.eager = conn && !strcmp(conn, "eager");
+    const char *bw = ucx_env("SHMEM_UCX_FETCH_BITWISE");
+    if (bw && strcmp(bw, "auto") && strcmp(bw, "native") && strcmp(bw, "cas")) {
+        svc->error("SHMEM_UCX_FETCH_BITWISE='%s' is not known; use auto, native or cas", bw);
+        return -1;
+    }
+    g.bitwise_mode = !bw || !strcmp(bw, "auto") ? -1 : !strcmp(bw, "cas");
     int v;
     if (ucx_tri("SHMEM_UCX_VERBOSE", &v))
         return -1;

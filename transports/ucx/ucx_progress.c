@@ -8,6 +8,7 @@
  * calling the library. */
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -36,7 +37,7 @@ void ucx_lock_wait(unsigned *l)
 
 /* Serve incoming traffic once.  If another thread holds the default
  * context it is inside UCX already: skip. */
-static void progress_target(void)
+void ucx_progress_target(void)
 {
     if (dflt.locked) {
         if (!ucx_trylock(&dflt.lock))
@@ -51,7 +52,7 @@ static void progress_target(void)
 void ucx_progress(void)
 {
     __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
-    progress_target();
+    ucx_progress_target();
 }
 
 /* Wait for a request of c (c held by the caller). */
@@ -67,7 +68,7 @@ void ucx_wait(struct uctx *c, void *req, const char *what, int pe)
         if (ucp_worker_progress(c->w))
             continue;
         if (c != &dflt)
-            progress_target();
+            ucx_progress_target();
         if (++spins > 200)
             sched_yield();
         else
@@ -78,6 +79,23 @@ void ucx_wait(struct uctx *c, void *req, const char *what, int pe)
         ucx_fail(what, pe, st);
 }
 
+__attribute__((noinline)) void ucx_keep(struct uctx *c, void *req, const char *what, int pe)
+{
+    if (UNLIKELY(UCS_PTR_IS_ERR(req)))
+        ucx_fail(what, pe, UCS_PTR_STATUS(req));
+    if (c->npending == c->maxpending) {
+        unsigned n = c->maxpending ? 2 * c->maxpending : 64;
+        void **p = realloc(c->pending, n * sizeof *p);
+        if (!p) { /* no room to keep it: complete it now */
+            ucx_wait(c, req, what, pe);
+            return;
+        }
+        c->pending = p;
+        c->maxpending = n;
+    }
+    c->pending[c->npending++] = req;
+}
+
 /* One endpoint when only one PE got traffic since the last quiet (the
  * common case: a worker flush visits every endpoint). */
 __attribute__((noinline)) static void flush(struct uctx *c)
@@ -85,6 +103,9 @@ __attribute__((noinline)) static void flush(struct uctx *c)
     static const ucp_request_param_t no_param = {.op_attr_mask = 0};
     int pe = c->dirty;
     c->dirty = DIRTY_NONE;
+    for (unsigned i = 0; i < c->npending; i++)
+        ucx_wait(c, c->pending[i], "a non-blocking get or fetching atomic", -1);
+    c->npending = 0;
     void *req = pe >= 0 ? ucp_ep_flush_nbx(c->ep[pe], &no_param)
                         : ucp_worker_flush_nbx(c->w, &no_param);
     if (req)

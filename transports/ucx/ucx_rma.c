@@ -55,6 +55,7 @@ void ucx_get_nbi(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len
     void *req = ucp_get_nbx(e, dst, len, raddr(pe, seg, off), c->rkey[pe * NREGIONS + seg],
                             &no_param);
     ucx_mark(c, pe);
-    ucx_release(req, "ucp_get_nbx", pe);
+    if (req)
+        ucx_keep(c, req, "ucp_get_nbx", pe);
     LEAVE(c);
 }

@@ -97,7 +97,7 @@ void ucx_close_endpoints(struct uctx *c)
         while (ucp_request_check_status(req) == UCS_INPROGRESS) {
             ucp_worker_progress(c->w);
             if (c != &dflt)
-                ucp_worker_progress(dflt.w);
+                ucx_progress_target();
         }
         ucp_request_free(req);
     }
@@ -110,6 +110,9 @@ void ucx_worker_close(struct uctx *c)
         ucp_worker_destroy(c->w);
     free(c->ep);
     free(c->rkey);
+    free(c->pending);
+    c->pending = NULL;
+    c->npending = c->maxpending = 0;
     c->w = NULL;
     c->ep = NULL;
     c->rkey = NULL;

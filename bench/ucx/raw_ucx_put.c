@@ -5,7 +5,9 @@
  * buffer registered with ucp_mem_map as the plugin registers the heap, and
  * the same loop: ucp_put_nbx of 8 bytes, then ucp_ep_flush_nbx waited
  * for.  The child progresses its worker as a PE waiting in a barrier does
- * (progress, pause, yield after a while) until the parent is done.
+ * (progress, pause, and sched_yield on every poll after 16384 of them, as
+ * the core's waits do when PEs do not outnumber cores) until the parent is
+ * done.
  * UCX_TLS chooses the transports, as for the plugin.
  *
  *   UCX_TLS=tcp raw_ucx_put [iterations]
@@ -133,12 +135,15 @@ int main(int argc, char **argv)
     void *paddr = get_all(rd), *prk = get_all(rd);
     uint64_t *pbase = get_all(rd);
 
-    ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = paddr};
-    ucp_ep_h e;
-    CHECK(ucp_ep_create(worker, &ep, &e));
-    ucp_rkey_h rkey;
-    CHECK(ucp_ep_rkey_unpack(e, prk, &rkey));
-
+    /* Only the initiator connects, as with a PE that never sends to the
+     * other: the target answers on the endpoint UCP makes for it. */
+    ucp_ep_h e = NULL;
+    ucp_rkey_h rkey = NULL;
+    if (me == 0) {
+        ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = paddr};
+        CHECK(ucp_ep_create(worker, &ep, &e));
+        CHECK(ucp_ep_rkey_unpack(e, prk, &rkey));
+    }
     if (me == 1) {
         char c;
         close(stop[1]);
@@ -147,7 +152,7 @@ int main(int argc, char **argv)
             ucp_worker_progress(worker);
             if ((i & 1023) == 0 && read(stop[0], &c, 1) == 0)
                 break;
-            if (i < 256)
+            if (i < 16384) /* SHMEM_WAIT_SPINS=auto with PEs <= cores */
                 __builtin_ia32_pause();
             else
                 sched_yield();
@@ -160,17 +165,17 @@ int main(int argc, char **argv)
         double lat = (now() - t0) / (double)iters * 1e6;
         const char *tls = getenv("UCX_TLS");
         printf("raw ucx %-10s put8+flush %8.3f us\n", tls ? tls : "all", lat);
+        /* Close while the target still serves: a flushing close needs it. */
+        ucp_rkey_destroy(rkey);
+        ucp_request_param_t cp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = 0};
+        void *r = ucp_ep_close_nbx(e, &cp);
+        if (r && !UCS_PTR_IS_ERR(r))
+            wait_req(r);
         close(stop[1]);
-        /* Serve the child's endpoint close until it exits. */
+        /* The child may still be in its last poll. */
         while (waitpid(child, NULL, WNOHANG) == 0)
             ucp_worker_progress(worker);
     }
-    ucp_rkey_destroy(rkey);
-    ucp_request_param_t cp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                              .flags = 0};
-    void *r = ucp_ep_close_nbx(e, &cp);
-    if (r && !UCS_PTR_IS_ERR(r))
-        wait_req(r);
     ucp_rkey_buffer_release(rk);
     ucp_mem_unmap(ctx, mh);
     ucp_worker_release_address(worker, addr);

@@ -25,9 +25,6 @@
 #define CTX_PRIVATE (1L << 1)
 #define THREAD_MULTIPLE 3
 
-/* Dirty-PE marks of a context: which endpoints a quiet must flush. */
-#define DIRTY_NONE (-1)
-#define DIRTY_MANY (-2)
 
 /* One shmem context: a worker and, per PE, an endpoint and the PE's rkeys
  * unpacked for that endpoint (rkeys belong to an endpoint in UCP). */
@@ -35,7 +32,12 @@ struct uctx {
     ucp_worker_h w;
     ucp_ep_h *ep;      /* [pe]; NULL until first use (lazy connection) */
     ucp_rkey_h *rkey;  /* [pe * PSHM_NSEGS + seg] */
-    int dirty;         /* DIRTY_NONE, one PE, or DIRTY_MANY since the last quiet */
+    /* PEs that got traffic since the last quiet: their endpoints are what
+     * quiet flushes (never the whole worker: ucp_worker_flush_nbx hung for
+     * good here, 5 PEs over tcp, every peer progressing). */
+    unsigned char *is_dirty; /* [pe] */
+    int *dirty;              /* the PEs marked, ndirty of them */
+    int ndirty;
     int locked;        /* take lock around every call */
     unsigned lock;
     uint64_t scratch;  /* reply buffer of non-fetching swaps (set) */
@@ -161,8 +163,10 @@ static inline ucp_ep_h ucx_ep(struct uctx *c, int pe)
 /* Remember that pe got traffic a quiet must flush. */
 static inline void ucx_mark(struct uctx *c, int pe)
 {
-    if (c->dirty != pe)
-        c->dirty = c->dirty == DIRTY_NONE ? pe : DIRTY_MANY;
+    if (UNLIKELY(!c->is_dirty[pe])) {
+        c->is_dirty[pe] = 1;
+        c->dirty[c->ndirty++] = pe;
+    }
 }
 
 /* A request UCP returned for an operation nobody waits for: completion is

@@ -96,27 +96,50 @@ __attribute__((noinline)) void ucx_keep(struct uctx *c, void *req, const char *w
     c->pending[c->npending++] = req;
 }
 
-/* One endpoint when only one PE got traffic since the last quiet (the
- * common case: a worker flush visits every endpoint). */
+/* Every endpoint that got traffic, flushed at once, then waited for. */
 __attribute__((noinline)) static void flush(struct uctx *c)
 {
     static const ucp_request_param_t no_param = {.op_attr_mask = 0};
-    int pe = c->dirty;
-    c->dirty = DIRTY_NONE;
     for (unsigned i = 0; i < c->npending; i++)
         ucx_wait(c, c->pending[i], "a non-blocking get or fetching atomic", -1);
     c->npending = 0;
-    void *req = pe >= 0 ? ucp_ep_flush_nbx(c->ep[pe], &no_param)
-                        : ucp_worker_flush_nbx(c->w, &no_param);
-    if (req)
-        ucx_wait(c, req, pe >= 0 ? "ucp_ep_flush_nbx" : "ucp_worker_flush_nbx", pe);
+    int n = c->ndirty;
+    if (n == 1) { /* the common case, without the list below */
+        int pe = c->dirty[0];
+        c->is_dirty[pe] = 0;
+        c->ndirty = 0;
+        void *req = ucp_ep_flush_nbx(c->ep[pe], &no_param);
+        if (req)
+            ucx_wait(c, req, "ucp_ep_flush_nbx", pe);
+        return;
+    }
+    /* All flushes in flight at once: one wait covers every peer's answer. */
+    void *stack[64];
+    void **reqs = n <= 64 ? stack : malloc((size_t)n * sizeof *reqs);
+    for (int i = 0; i < n; i++) {
+        int pe = c->dirty[i];
+        c->is_dirty[pe] = 0;
+        void *req = ucp_ep_flush_nbx(c->ep[pe], &no_param);
+        if (reqs)
+            reqs[i] = req;
+        else if (req) /* no memory for the list: one at a time */
+            ucx_wait(c, req, "ucp_ep_flush_nbx", pe);
+    }
+    c->ndirty = 0;
+    if (!reqs)
+        return;
+    for (int i = 0; i < n; i++)
+        if (reqs[i])
+            ucx_wait(c, reqs[i], "ucp_ep_flush_nbx", -1);
+    if (reqs != stack)
+        free(reqs);
 }
 
 void ucx_quiet(pshm_tctx t)
 {
     struct uctx *c = CTX(t);
     ENTER(c);
-    if (c->dirty != DIRTY_NONE)
+    if (c->ndirty)
         flush(c);
     LEAVE(c);
 }
@@ -125,7 +148,7 @@ void ucx_fence(pshm_tctx t)
 {
     struct uctx *c = CTX(t);
     ENTER(c);
-    if (c->dirty != DIRTY_NONE) {
+    if (c->ndirty) {
         ucs_status_t st = ucp_worker_fence(c->w);
         if (st != UCS_OK)
             ucx_fail("ucp_worker_fence", -1, st);

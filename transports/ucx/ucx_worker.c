@@ -51,10 +51,11 @@ int ucx_worker_open(struct uctx *c, ucs_thread_mode_t mode, char *why, size_t wh
 {
     int n = g.svc->n_pes;
     memset(c, 0, sizeof *c);
-    c->dirty = DIRTY_NONE;
     c->ep = calloc((size_t)n, sizeof *c->ep);
     c->rkey = calloc((size_t)n * NREGIONS, sizeof *c->rkey);
-    if (!c->ep || !c->rkey) {
+    c->is_dirty = calloc((size_t)n, 1);
+    c->dirty = calloc((size_t)n, sizeof *c->dirty);
+    if (!c->ep || !c->rkey || !c->is_dirty || !c->dirty) {
         snprintf(why, whylen, "out of memory for %d PEs", n);
         goto fail;
     }
@@ -70,8 +71,12 @@ int ucx_worker_open(struct uctx *c, ucs_thread_mode_t mode, char *why, size_t wh
 fail:
     free(c->ep);
     free(c->rkey);
+    free(c->is_dirty);
+    free(c->dirty);
     c->ep = NULL;
     c->rkey = NULL;
+    c->is_dirty = NULL;
+    c->dirty = NULL;
     return -1;
 }
 
@@ -111,6 +116,10 @@ void ucx_worker_close(struct uctx *c)
     free(c->ep);
     free(c->rkey);
     free(c->pending);
+    free(c->is_dirty);
+    free(c->dirty);
+    c->is_dirty = NULL;
+    c->dirty = NULL;
     c->pending = NULL;
     c->npending = c->maxpending = 0;
     c->w = NULL;

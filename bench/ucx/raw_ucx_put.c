@@ -53,8 +53,18 @@ static void wait_req(void *req)
         fprintf(stderr, "request: %s\n", ucs_status_string(UCS_PTR_STATUS(req)));
         exit(1);
     }
-    while (ucp_request_check_status(req) == UCS_INPROGRESS)
-        ucp_worker_progress(worker);
+    /* The plugin's wait: a poll that found work polls again at once, then
+     * 200 pauses, then sched_yield (which also lets UCX's async thread run:
+     * over tcp a loop that never yields waited milliseconds here). */
+    unsigned spins = 0;
+    while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+        if (ucp_worker_progress(worker))
+            continue;
+        if (++spins > 200)
+            sched_yield();
+        else
+            __builtin_ia32_pause();
+    }
     ucp_request_free(req);
 }
 

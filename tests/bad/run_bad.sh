@@ -445,6 +445,21 @@ if have_oshrun; then
         expect_once err "killed by signal"
         expect_match err "PE 1 \(pid [0-9]+\) killed by signal 11"
     fi
+    # The same over UCX, whose own SIGSEGV handler prints a backtrace and
+    # must then let the PE die; UCX's shared-memory files
+    # (/dev/shm/ucx_shm_posix_*) must not outlive the job either.
+    if [ -e "$BUILD/transports/ucx/transport-ucx.so" ]; then
+        for tls in sm tcp; do
+            ucx_before=$(ls /dev/shm 2>/dev/null | grep '^ucx_' | sort)
+            ENVS=(SHMEM_TRANSPORT=ucx SHMEM_BYPASS=0 UCX_TLS=$tls)
+            run "PE 1 SIGSEGV over ucx ($tls) np=2" 2 "$P/bad_segv" 1
+            expect_status 139
+            expect_once err "killed by signal"
+            expect_match err "PE 1 \(pid [0-9]+\) killed by signal 11"
+            ucx_new=$(comm -13 <(echo "$ucx_before") <(ls /dev/shm 2>/dev/null | grep '^ucx_' | sort) | tr '\n' ' ')
+            if [ -z "$ucx_new" ]; then ok "no /dev/shm/ucx_* object left"; else bad "UCX objects left in /dev/shm: $ucx_new"; fi
+        done
+    fi
     ENVS=()
     run "PE 0 SIGSEGV np=1" 1 "$P/bad_segv" 0
     expect_status 139

@@ -1,0 +1,328 @@
+/*
+ * The ucx transport: RMA and atomics over UCP.  This file holds the plugin
+ * descriptor, selection (query and priority), settings, init and fini.
+ *
+ * Priority.  On one node the shm plugin (10) and ofi (5) come first: every
+ * on-node PE is reached by load/store anyway, and over shared memory UCX
+ * emulates RMA on the core's memory in software.  Across nodes ucx is
+ * preferred to ofi (20) when UCX has an RDMA device, its home ground, and
+ * not when it only has tcp, where ofi's tcp;ofi_rxm is the faster one here
+ * (docs/ucx.md has the numbers).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ucx.h"
+
+#define PRIO_ONE_NODE 4
+#define PRIO_RDMA 25
+#define PRIO_TCP 15
+#define DEFAULT_INTERVAL_US 100
+
+struct ucx_global g;
+struct uctx dflt;
+static pshm_transport_ops ops;
+
+void ucx_fail(const char *what, int pe, ucs_status_t st)
+{
+    if (pe >= 0)
+        g.svc->error("ucx transport (UCX_TLS=%s): %s to PE %d failed: %s", g.tls, what, pe,
+                     ucs_status_string(st));
+    else
+        g.svc->error("ucx transport (UCX_TLS=%s): %s failed: %s", g.tls, what,
+                     ucs_status_string(st));
+    abort();
+}
+
+const char *ucx_env(const char *name)
+{
+    const char *v = g.svc->getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* auto, or a boolean; *out = -1 for auto. */
+int ucx_tri(const char *name, int *out)
+{
+    const char *s = ucx_env(name);
+    *out = -1;
+    if (!s || !strcasecmp(s, "auto"))
+        return 0;
+    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcasecmp(s, "true"))
+        return *out = 1, 0;
+    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcasecmp(s, "false"))
+        return *out = 0, 0;
+    g.svc->error("%s='%s' is not known; use auto, 1 or 0", name, s);
+    return -1;
+}
+
+/* ---- what UCX found ------------------------------------------------- */
+
+/* Transports whose atomics on our memory are applied by the target's CPU
+ * (UCP's software emulation, or CPU atomics on attached memory), hence
+ * atomic with respect to on-node peers' CPU atomics.  Anything else (IB's
+ * rc/dc/ud, GPUs) may use device atomics, which are not. */
+static int cpu_atomic_tl(const char *tl)
+{
+    static const char *const cpu[] = {"self", "tcp", "sysv", "posix", "cma", "knem", "xpmem"};
+    for (size_t i = 0; i < sizeof cpu / sizeof *cpu; i++)
+        if (!strcmp(tl, cpu[i]))
+            return 1;
+    return 0;
+}
+
+/* Lists the context's transport resources ("tl/dev" names) into out and
+ * counts those that are not CPU-served.  UCP has no query for them, so
+ * this reads ucp_context_print_info's "resource N : ... -- tl/dev" lines;
+ * -1 if none could be read. */
+static int device_resources(ucp_context_h ctx, char *out, size_t outlen)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return -1;
+    ucp_context_print_info(ctx, f);
+    fclose(f);
+    int found = 0, device = 0;
+    size_t used = 0;
+    out[0] = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *dash = strstr(line, "-- ");
+        if (!strstr(line, "resource") || !dash)
+            continue;
+        char tl[64];
+        if (sscanf(dash + 3, "%63[^/]", tl) != 1)
+            continue;
+        found++;
+        device += !cpu_atomic_tl(tl);
+        if (used + strlen(dash + 3) + 2 < outlen)
+            used += (size_t)snprintf(out + used, outlen - used, "%s%s", used ? " " : "", dash + 3);
+    }
+    free(text);
+    return found ? device : -1;
+}
+
+/* ---- selection ------------------------------------------------------ */
+
+static int ucx_max_priority(const pshm_core_services *svc)
+{
+    return svc->n_local == svc->n_pes ? PRIO_ONE_NODE : PRIO_RDMA;
+}
+
+static int ucx_query(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    ucp_context_h ctx;
+    char tls[128], res[512];
+    if (ucx_context_open(svc, &ctx, tls, sizeof tls, why, whylen))
+        return -1;
+    int device = device_resources(ctx, res, sizeof res);
+    ucp_cleanup(ctx);
+    if (svc->n_local == svc->n_pes)
+        return PRIO_ONE_NODE;
+    return device > 0 ? PRIO_RDMA : PRIO_TCP;
+}
+
+/* ---- settings ------------------------------------------------------- */
+
+static int read_settings(int *want_thread)
+{
+    const pshm_core_services *svc = g.svc;
+    if (ucx_tri("SHMEM_PROGRESS_THREAD", want_thread))
+        return -1;
+    g.interval_us = DEFAULT_INTERVAL_US;
+    const char *iv = ucx_env("SHMEM_PROGRESS_INTERVAL");
+    if (iv) {
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(iv, &end, 10);
+        if (errno || *end || *iv == '-' || v < 1 || v > 10000000ul) {
+            svc->error("SHMEM_PROGRESS_INTERVAL='%s' is not an interval; use microseconds from 1 "
+                       "to 10000000",
+                       iv);
+            return -1;
+        }
+        g.interval_us = (unsigned)v;
+    }
+    const char *conn = ucx_env("SHMEM_UCX_CONNECT");
+    if (conn && strcmp(conn, "lazy") && strcmp(conn, "eager")) {
+        svc->error("SHMEM_UCX_CONNECT='%s' is not known; use lazy or eager", conn);
+        return -1;
+    }
+    g.eager = conn && !strcmp(conn, "eager");
+    const char *bw = ucx_env("SHMEM_UCX_FETCH_BITWISE");
+    if (bw && strcmp(bw, "auto") && strcmp(bw, "native") && strcmp(bw, "cas")) {
+        svc->error("SHMEM_UCX_FETCH_BITWISE='%s' is not known; use auto, native or cas", bw);
+        return -1;
+    }
+    g.bitwise_mode = !bw || !strcmp(bw, "auto") ? -1 : !strcmp(bw, "cas");
+    int v;
+    if (ucx_tri("SHMEM_UCX_VERBOSE", &v))
+        return -1;
+    g.verbose = v == 1 && svc->my_pe == 0;
+    return 0;
+}
+
+/* Whether our AMOs may share a word with on-node peers' CPU atomics. */
+static int amo_cpu_coherent(const char *res, int device)
+{
+    int v;
+    if (ucx_tri("SHMEM_UCX_AMO_CPU_COHERENT", &v))
+        return -1;
+    if (v >= 0)
+        return v;
+    (void)res;
+    /* UCX_ATOMIC_MODE=cpu keeps device atomics out. */
+    const char *mode = getenv("UCX_ATOMIC_MODE");
+    if (mode && !strcasecmp(mode, "cpu"))
+        return 1;
+    return device == 0;
+}
+
+/* ---- init / fini ---------------------------------------------------- */
+
+static void teardown(void)
+{
+    ucx_thread_stop();
+    while (g.ctxs) {
+        struct uctx *c = g.ctxs;
+        g.ctxs = c->next;
+        ucx_worker_close(c);
+        free(c);
+    }
+    if (g.my_addr)
+        ucp_worker_release_address(dflt.w, g.my_addr);
+    g.my_addr = NULL;
+    if (dflt.w)
+        ucx_worker_close(&dflt);
+    ucx_unmap_regions();
+    if (g.ctx)
+        ucp_cleanup(g.ctx);
+    free(g.addrs);
+    free(g.rkeys);
+    free(g.rbase);
+    g.ctx = NULL;
+    g.addrs = NULL;
+    g.rkeys = NULL;
+    g.rbase = NULL;
+}
+
+static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **out)
+{
+    char why[512];
+    int want_thread;
+    memset(&g, 0, sizeof g);
+    memset(&dflt, 0, sizeof dflt);
+    g.svc = svc;
+    g.thread_level = svc->thread_level;
+    snprintf(g.tls, sizeof g.tls, "?");
+    if (read_settings(&want_thread))
+        return -1;
+    if (ucx_context_open(svc, &g.ctx, g.tls, sizeof g.tls, why, sizeof why)) {
+        svc->error("ucx transport: %s", why);
+        return -1;
+    }
+    char res[512];
+    int device = device_resources(g.ctx, res, sizeof res);
+    if ((g.coherent = amo_cpu_coherent(res, device)) < 0)
+        goto fail;
+    /* The default worker is shared with the progress thread. */
+    if (ucx_worker_open(&dflt, UCS_THREAD_MODE_SERIALIZED, why, sizeof why)) {
+        svc->error("ucx transport (UCX_TLS=%s): %s", g.tls, why);
+        goto fail;
+    }
+    ucs_status_t st = ucp_worker_get_address(dflt.w, &g.my_addr, &g.my_addr_len);
+    if (st != UCS_OK) {
+        g.my_addr = NULL;
+        svc->error("ucx transport: ucp_worker_get_address: %s", ucs_status_string(st));
+        goto fail;
+    }
+    if (ucx_map_regions())
+        goto fail;
+    ucx_probe_fill();
+    if (ucx_exchange_cards())
+        goto fail;
+    /* From here peers may send to this PE: serve them while in the
+     * bootstrap's collectives, also when no thread is wanted later. */
+    if (ucx_thread_start()) {
+        svc->error("ucx transport: cannot start the progress thread");
+        goto fail;
+    }
+    if (g.eager)
+        ucx_connect_all(&dflt);
+    if (ucx_bitwise_selftest())
+        goto fail;
+    if (svc->barrier()) {
+        svc->error("ucx transport: bootstrap barrier failed");
+        goto fail;
+    }
+    int thread = want_thread >= 0 ? want_thread : 1; /* every UCX path needs target progress */
+    if (!thread)
+        ucx_thread_stop();
+    dflt.locked = g.thread_on || g.thread_level == THREAD_MULTIPLE;
+
+    memset(&ops, 0, sizeof ops);
+    ops.caps = (g.coherent ? PSHM_CAP_AMO_CPU_COHERENT : 0) | PSHM_CAP_NEEDS_PROGRESS |
+               (dflt.locked ? PSHM_CAP_THREAD_SAFE : 0);
+    ops.max_inject = 0;
+    ops.ctx_create = ucx_ctx_create;
+    ops.ctx_destroy = ucx_ctx_destroy;
+    ops.put = ucx_put;
+    ops.get = ucx_get;
+    ops.put_nbi = ucx_put_nbi;
+    ops.get_nbi = ucx_get_nbi;
+    ops.amo = ucx_amo;
+    ops.fence = ucx_fence;
+    ops.quiet = ucx_quiet;
+    ops.progress = ucx_progress;
+    if (g.verbose)
+        fprintf(stderr,
+                "ucx transport: UCX %s, UCX_TLS=%s, resources: %s; connections %s; progress thread "
+                "%s; CPU-coherent atomics %s; fetching and/or/xor %s (self-test: UCX-allocated "
+                "memory %s, registered memory %s)\n",
+                ucp_get_version_string(), g.tls, res, g.eager ? "eager" : "lazy",
+                g.thread_on ? "on" : "off", g.coherent ? "yes" : "no",
+                g.fetch_bitwise_cas ? "by compare-and-swap" : "native",
+                g.bug_seen[PROBE_UCX_ALLOCATED] ? "WRONG" : "right",
+                g.bug_seen[PROBE_REGISTERED] ? "WRONG" : "right");
+    *out = &ops;
+    return 0;
+fail:
+    teardown();
+    return -1;
+}
+
+static void ucx_fini(void)
+{
+    if (!g.svc)
+        return;
+    /* Complete what this PE issued, then serve peers until every PE got
+     * here (their last operations may need this PE), close the endpoints
+     * (a flush), and serve again until every PE closed: a closing
+     * endpoint may still need this PE's answers. */
+    ucx_quiet(NULL);
+    ucx_thread_start();
+    g.svc->barrier();
+    for (struct uctx *c = g.ctxs; c; c = c->next)
+        ucx_close_endpoints(c);
+    ucx_lock(&dflt.lock);
+    ucx_close_endpoints(&dflt);
+    ucx_unlock(&dflt.lock);
+    g.svc->barrier();
+    teardown();
+    g.svc = NULL;
+}
+
+__attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
+    .abi_version = PSHM_TRANSPORT_ABI_VERSION,
+    .size = sizeof(pshm_transport_desc),
+    .name = "ucx",
+    .description = "UCX (UCP) RMA and atomics (UCX_TLS or SHMEM_UCX_TLS picks the transports); "
+                   "priority 4 on one node, 25 across nodes with an RDMA device, 15 with tcp only",
+    .query = ucx_query,
+    .init = ucx_init,
+    .fini = ucx_fini,
+    .max_priority = ucx_max_priority,
+};

@@ -1,0 +1,237 @@
+/* Waiting, quiet and fence, progress, and the progress thread.
+ *
+ * UCX serves RMA and atomics on memory it did not allocate by software
+ * emulation at the target: nothing completes unless the target calls
+ * ucp_worker_progress on the worker the initiator's endpoint reaches (its
+ * default worker).  So every wait here also progresses the default
+ * worker, and a progress thread serves programs that compute without
+ * calling the library. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "ucx.h"
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+void ucx_lock_wait(unsigned *l)
+{
+    unsigned spins = 0;
+    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+            if (++spins < 100)
+                cpu_relax();
+            else
+                sched_yield(); /* PEs may outnumber cores */
+        }
+}
+
+/* Serve incoming traffic once.  If another thread holds the default
+ * context it is inside UCX already: skip. */
+void ucx_progress_target(void)
+{
+    if (dflt.locked) {
+        if (!ucx_trylock(&dflt.lock))
+            return;
+        ucp_worker_progress(dflt.w);
+        ucx_unlock(&dflt.lock);
+    } else {
+        ucp_worker_progress(dflt.w);
+    }
+}
+
+void ucx_progress(void)
+{
+    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    ucx_progress_target();
+}
+
+/* Wait for a request of c (c held by the caller). */
+void ucx_wait(struct uctx *c, void *req, const char *what, int pe)
+{
+    if (UNLIKELY(UCS_PTR_IS_ERR(req)))
+        ucx_fail(what, pe, UCS_PTR_STATUS(req));
+    unsigned spins = 0;
+    ucs_status_t st;
+    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
+        /* A progress call that did something may have more to do. */
+        if (ucp_worker_progress(c->w))
+            continue;
+        if (c != &dflt)
+            ucx_progress_target();
+        if (++spins > 200)
+            sched_yield();
+        else
+            cpu_relax();
+    }
+    ucp_request_free(req);
+    if (UNLIKELY(st != UCS_OK))
+        ucx_fail(what, pe, st);
+}
+
+__attribute__((noinline)) void ucx_keep(struct uctx *c, void *req, const char *what, int pe)
+{
+    if (UNLIKELY(UCS_PTR_IS_ERR(req)))
+        ucx_fail(what, pe, UCS_PTR_STATUS(req));
+    if (c->npending == c->maxpending) {
+        unsigned n = c->maxpending ? 2 * c->maxpending : 64;
+        void **p = realloc(c->pending, n * sizeof *p);
+        if (!p) { /* no room to keep it: complete it now */
+            ucx_wait(c, req, what, pe);
+            return;
+        }
+        c->pending = p;
+        c->maxpending = n;
+    }
+    c->pending[c->npending++] = req;
+}
+
+/* Every endpoint that got traffic, flushed at once, then waited for. */
+__attribute__((noinline)) static void flush(struct uctx *c)
+{
+    static const ucp_request_param_t no_param = {.op_attr_mask = 0};
+    for (unsigned i = 0; i < c->npending; i++)
+        ucx_wait(c, c->pending[i], "a non-blocking get or fetching atomic", -1);
+    c->npending = 0;
+    int n = c->ndirty;
+    if (n == 1) { /* the common case, without the list below */
+        int pe = c->dirty[0];
+        c->is_dirty[pe] = 0;
+        c->ndirty = 0;
+        void *req = ucp_ep_flush_nbx(c->ep[pe], &no_param);
+        if (req)
+            ucx_wait(c, req, "ucp_ep_flush_nbx", pe);
+        return;
+    }
+    /* All flushes in flight at once: one wait covers every peer's answer. */
+    void *stack[64];
+    void **reqs = n <= 64 ? stack : malloc((size_t)n * sizeof *reqs);
+    for (int i = 0; i < n; i++) {
+        int pe = c->dirty[i];
+        c->is_dirty[pe] = 0;
+        void *req = ucp_ep_flush_nbx(c->ep[pe], &no_param);
+        if (reqs)
+            reqs[i] = req;
+        else if (req) /* no memory for the list: one at a time */
+            ucx_wait(c, req, "ucp_ep_flush_nbx", pe);
+    }
+    c->ndirty = 0;
+    if (!reqs)
+        return;
+    for (int i = 0; i < n; i++)
+        if (reqs[i])
+            ucx_wait(c, reqs[i], "ucp_ep_flush_nbx", -1);
+    if (reqs != stack)
+        free(reqs);
+}
+
+void ucx_quiet(pshm_tctx t)
+{
+    struct uctx *c = CTX(t);
+    ENTER(c);
+    if (c->ndirty)
+        flush(c);
+    LEAVE(c);
+}
+
+void ucx_fence(pshm_tctx t)
+{
+    struct uctx *c = CTX(t);
+    ENTER(c);
+    if (c->ndirty) {
+        ucs_status_t st = ucp_worker_fence(c->w);
+        if (st != UCS_OK)
+            ucx_fail("ucp_worker_fence", -1, st);
+    }
+    LEAVE(c);
+}
+
+/* ---- the progress thread ------------------------------------------- */
+
+/* While the program keeps calling the library the thread has nothing to
+ * do and its wake-ups only cost the PEs CPU time: it sleeps up to
+ * BACKOFF intervals then, and returns to one as soon as it finds the
+ * program away. */
+#define BACKOFF 16u
+
+static pthread_t thread;
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+/* Serve while requests keep coming: a peer's next request usually follows
+ * its last answer within microseconds, and waiting for the next wake-up
+ * instead would cost it a whole interval per operation.  The lock is let
+ * go between polls so that the program never waits long for its context. */
+static void serve_burst(void)
+{
+    double idle_since = now_us();
+    while (!__atomic_load_n(&g.poked, __ATOMIC_RELAXED) &&
+           !__atomic_load_n(&g.thread_stop, __ATOMIC_ACQUIRE)) {
+        ucx_lock(&dflt.lock);
+        unsigned did = ucp_worker_progress(dflt.w);
+        ucx_unlock(&dflt.lock);
+        double t = now_us();
+        if (did)
+            idle_since = t;
+        else if (t - idle_since > (double)g.interval_us / 4)
+            return;
+        else
+            cpu_relax();
+    }
+}
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    unsigned mult = 1;
+    while (!__atomic_load_n(&g.thread_stop, __ATOMIC_ACQUIRE)) {
+        unsigned long us = (unsigned long)g.interval_us * mult;
+        struct timespec ts = {.tv_sec = (time_t)(us / 1000000u),
+                              .tv_nsec = (long)(us % 1000000u) * 1000};
+        nanosleep(&ts, NULL);
+        if (__atomic_exchange_n(&g.poked, 0, __ATOMIC_RELAXED)) {
+            if (mult < BACKOFF)
+                mult *= 2;
+            continue;
+        }
+        mult = 1;
+        serve_burst();
+    }
+    return NULL;
+}
+
+int ucx_thread_start(void)
+{
+    if (g.thread_on)
+        return 0;
+    __atomic_store_n(&g.thread_stop, 0, __ATOMIC_RELEASE);
+    dflt.locked = 1;
+    if (pthread_create(&thread, NULL, progress_main, NULL))
+        return -1;
+    g.thread_on = 1;
+    return 0;
+}
+
+void ucx_thread_stop(void)
+{
+    if (!g.thread_on)
+        return;
+    __atomic_store_n(&g.thread_stop, 1, __ATOMIC_RELEASE);
+    pthread_join(thread, NULL);
+    g.thread_on = 0;
+}

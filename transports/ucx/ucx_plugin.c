@@ -26,15 +26,14 @@ struct ucx_global g;
 struct uctx dflt;
 static pshm_transport_ops ops;
 
+/* An operation that cannot complete ends the job through the core, which
+ * tells the launcher: abort() here would leave the other PEs waiting. */
 void ucx_fail(const char *what, int pe, ucs_status_t st)
 {
     if (pe >= 0)
-        g.svc->error("ucx transport (UCX_TLS=%s): %s to PE %d failed: %s", g.tls, what, pe,
+        g.svc->fatal("ucx transport (UCX_TLS=%s): %s to PE %d failed: %s", g.tls, what, pe,
                      ucs_status_string(st));
-    else
-        g.svc->error("ucx transport (UCX_TLS=%s): %s failed: %s", g.tls, what,
-                     ucs_status_string(st));
-    abort();
+    g.svc->fatal("ucx transport (UCX_TLS=%s): %s failed: %s", g.tls, what, ucs_status_string(st));
 }
 
 const char *ucx_env(const char *name)
@@ -127,6 +126,10 @@ static int ucx_query(const pshm_core_services *svc, char *why, size_t whylen)
 
 /* ---- settings ------------------------------------------------------- */
 
+/* The core checks each value's form against the descriptor's table before
+ * init (so a bad one stops shmem_init with one line); ranges and meanings
+ * are read here. */
+
 static int read_settings(int *want_thread)
 {
     const pshm_core_services *svc = g.svc;
@@ -147,17 +150,17 @@ static int read_settings(int *want_thread)
         g.interval_us = (unsigned)v;
     }
     const char *conn = ucx_env("SHMEM_UCX_CONNECT");
-    if (conn && strcmp(conn, "lazy") && strcmp(conn, "eager")) {
+    if (conn && strcasecmp(conn, "lazy") && strcasecmp(conn, "eager")) {
         svc->error("SHMEM_UCX_CONNECT='%s' is not known; use lazy or eager", conn);
         return -1;
     }
-    g.eager = conn && !strcmp(conn, "eager");
+    g.eager = conn && !strcasecmp(conn, "eager");
     const char *bw = ucx_env("SHMEM_UCX_FETCH_BITWISE");
-    if (bw && strcmp(bw, "auto") && strcmp(bw, "native") && strcmp(bw, "cas")) {
+    if (bw && strcasecmp(bw, "auto") && strcasecmp(bw, "native") && strcasecmp(bw, "cas")) {
         svc->error("SHMEM_UCX_FETCH_BITWISE='%s' is not known; use auto, native or cas", bw);
         return -1;
     }
-    g.bitwise_mode = !bw || !strcmp(bw, "auto") ? -1 : !strcmp(bw, "cas");
+    g.bitwise_mode = !bw || !strcasecmp(bw, "auto") ? -1 : !strcasecmp(bw, "cas");
     int v;
     if (ucx_tri("SHMEM_UCX_VERBOSE", &v))
         return -1;
@@ -264,9 +267,12 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     dflt.locked = g.thread_on || g.thread_level == THREAD_MULTIPLE;
 
     memset(&ops, 0, sizeof ops);
-    ops.caps = (g.coherent ? PSHM_CAP_AMO_CPU_COHERENT : 0) | PSHM_CAP_NEEDS_PROGRESS |
-               (dflt.locked ? PSHM_CAP_THREAD_SAFE : 0);
-    ops.max_inject = 0;
+    ops.hdr = (pshm_abi_header)PSHM_ABI_HEADER(pshm_transport_ops);
+    /* Shared contexts take their lock at SHMEM_THREAD_MULTIPLE (the default
+     * one also whenever the progress thread runs); below it the core
+     * serializes calls anyway.  Targets need progress: ops.progress says so. */
+    ops.caps = (g.coherent ? PSHM_CAP_AMO_CPU_COHERENT : 0) |
+               (g.thread_level == THREAD_MULTIPLE ? PSHM_CAP_THREAD_SAFE : 0);
     ops.ctx_create = ucx_ctx_create;
     ops.ctx_destroy = ucx_ctx_destroy;
     ops.put = ucx_put;
@@ -315,9 +321,31 @@ static void ucx_fini(void)
     g.svc = NULL;
 }
 
+/* Listed by shmem_info and the README (component "transport ucx").  The
+ * progress-thread pair has the ofi transport's names: one job runs one
+ * network transport, and users set them the same way for both. */
+static const pshm_setting settings[] = {
+    {"SHMEM_UCX_TLS", PSHM_SETTING_STRING, "(UCX_TLS, else all)", NULL,
+     "ucx transport: UCX transports to use, e.g. tcp, sm, rc,sm; beats UCX_TLS"},
+    {"SHMEM_UCX_CONNECT", PSHM_SETTING_CHOICE, "lazy", "lazy|eager",
+     "ucx transport: connect to a PE on first use (lazy) or to every PE at init (eager)"},
+    {"SHMEM_PROGRESS_THREAD", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
+     "ucx transport: progress thread serving peers while the program computes (auto: on; 1 or 0)"},
+    {"SHMEM_PROGRESS_INTERVAL", PSHM_SETTING_UINT, "100", NULL,
+     "ucx transport: microseconds between progress-thread polls (1 to 10000000)"},
+    {"SHMEM_UCX_FETCH_BITWISE", PSHM_SETTING_CHOICE, "auto", "auto|native|cas",
+     "ucx transport: fetching and/or/xor natively or by compare-and-swap (auto: cas where the "
+     "init self-test finds UCX 1.13's wrong results)"},
+    {"SHMEM_UCX_AMO_CPU_COHERENT", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
+     "ucx transport: whether UCX's atomics mix with CPU atomics on-node (auto: yes when every "
+     "resource is CPU-served or UCX_ATOMIC_MODE=cpu)"},
+    {"SHMEM_UCX_VERBOSE", PSHM_SETTING_BOOL, "0", NULL,
+     "ucx transport: 1: PE 0 prints UCX's version, transports, modes and self-test results"},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
 __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
-    .abi_version = PSHM_TRANSPORT_ABI_VERSION,
-    .size = sizeof(pshm_transport_desc),
+    .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
     .name = "ucx",
     .description = "UCX (UCP) RMA and atomics (UCX_TLS or SHMEM_UCX_TLS picks the transports); "
                    "priority 4 on one node, 25 across nodes with an RDMA device, 15 with tcp only",
@@ -325,4 +353,5 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .init = ucx_init,
     .fini = ucx_fini,
     .max_priority = ucx_max_priority,
+    .settings = settings,
 };

@@ -45,7 +45,14 @@ done)
 if [ -n "$new" ]; then
     echo "run_ofi: left in /dev/shm: $new"; status=1
 fi
-if pgrep -f "^$prog( |\$)" >/dev/null 2>&1; then
-    echo "run_ofi: processes of $prog are still running"; status=1
+# Only processes of this build's program count: another build tree's
+# suites (other worktrees on the machine) run the same relative name.
+exe=$(readlink -f "$prog")
+left=
+for pid in $(pgrep -f "^$prog( |\$)"); do
+    [ "$(readlink -f /proc/$pid/exe 2>/dev/null)" = "$exe" ] && left="$left $pid"
+done
+if [ -n "$left" ]; then
+    echo "run_ofi: processes of $prog are still running:$left"; status=1
 fi
 exit $status

@@ -45,7 +45,11 @@ done)
 if [ -n "$new" ]; then
     echo "run_ofi: left in /dev/shm: $new"; status=1
 fi
-if pgrep -f "^$prog( |\$)" >/dev/null 2>&1; then
-    echo "run_ofi: processes of $prog are still running"; status=1
-fi
+# Ours only: the same relative path may run from another build folder.
+exe=$(readlink -f "$prog")
+for p in $(pgrep -f "(^|/)$(basename "$prog")( |\$)"); do
+    if [ "$(readlink -f /proc/$p/exe 2>/dev/null)" = "$exe" ]; then
+        echo "run_ofi: processes of $prog are still running"; status=1; break
+    fi
+done
 exit $status

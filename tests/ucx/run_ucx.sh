@@ -39,14 +39,13 @@ rm -f "$tmp"
 if [ -n "$new" ]; then
     echo "run_ucx: left in /dev/shm: $new"; status=1
 fi
-# Only processes of this build's program count: another build tree's
-# suites (other worktrees on the machine) run the same relative name.
+# Ours only, as in run_ofi.sh: the same relative path may run from another
+# build folder (another worktree's suite, or run_ofi.sh with the same
+# tests/ofi programs).
 exe=$(readlink -f "$prog")
-left=
-for pid in $(pgrep -f "^$prog( |\$)"); do
-    [ "$(readlink -f /proc/$pid/exe 2>/dev/null)" = "$exe" ] && left="$left $pid"
+for p in $(pgrep -f "(^|/)$(basename "$prog")( |\$)"); do
+    if [ "$(readlink -f /proc/$p/exe 2>/dev/null)" = "$exe" ]; then
+        echo "run_ucx: processes of $prog are still running"; status=1; break
+    fi
 done
-if [ -n "$left" ]; then
-    echo "run_ucx: processes of $prog are still running:$left"; status=1
-fi
 exit $status

@@ -46,15 +46,26 @@ static const struct var vars[] = {
      "ofi transport: libfabric provider, e.g. shm, tcp;ofi_rxm, udp;ofi_rxd"},
     {"SHMEM_OFI_DOMAIN", "(provider's first)", "ofi transport: libfabric domain (NIC), e.g. eth0"},
     {"SHMEM_PROGRESS_THREAD", "auto",
-     "ofi transport: progress thread serving peers while the program computes (auto: on for "
-     "providers with manual progress; 1 or 0)"},
-    {"SHMEM_PROGRESS_INTERVAL", "100", "ofi transport: microseconds between progress-thread polls"},
+     "ofi and mpi transports: progress thread serving peers while the program computes (auto: "
+     "on for providers with manual progress, and for MPI when it provides MPI_THREAD_MULTIPLE; "
+     "1 or 0)"},
+    {"SHMEM_PROGRESS_INTERVAL", "100",
+     "ofi and mpi transports: microseconds between progress-thread polls"},
     {"SHMEM_OFI_DELIVERY_COMPLETE", "auto",
      "ofi transport: FI_DELIVERY_COMPLETE on puts and atomics (auto: where the provider needs it; "
      "0 is unsafe, for measurements)"},
     {"SHMEM_OFI_AMO_CPU_COHERENT", "auto",
      "ofi transport: whether the provider's atomics mix with CPU atomics on-node (auto: per provider)"},
     {"SHMEM_OFI_VERBOSE", "0", "ofi transport: PE 0 prints the provider and modes chosen"},
+    {"SHMEM_MPI_CTX_WINDOWS", "0",
+     "mpi transport: window pairs made at shmem_init for contexts (0..64); a context without "
+     "one shares the default context's windows"},
+    {"SHMEM_MPI_STAGE_MAX", "256",
+     "mpi transport: puts up to this many bytes are copied and left in flight (0..16384)"},
+    {"SHMEM_MPI_AMO_CPU_COHERENT", "0",
+     "mpi transport: declare MPI's atomics coherent with CPU atomics (1 is unsafe with MPICH; "
+     "for measurements)"},
+    {"SHMEM_MPI_VERBOSE", "0", "mpi transport: PE 0 prints the MPI library and modes chosen"},
 };
 
 int pshm_parse_size(const char *s, size_t *out)

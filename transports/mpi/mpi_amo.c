@@ -35,7 +35,7 @@ __attribute__((noinline)) static void amo_wait(struct mctx *c, int i, int pe, si
     CHECK("MPI_Win_flush_local", MPI_Win_flush_local(pe, w));
     note_progress();
     if (!fetch)
-        mark_dirty(c, i); /* applied at the target only after a flush */
+        mark_dirty(c, i, pe); /* applied at the target only after a flush */
 }
 
 void mpi_amo(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const void *operand,
@@ -54,10 +54,10 @@ void mpi_amo(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const v
     /* Non-fetching: stage the operand and leave the operation in flight. */
     void *p;
     if (!fetch && op != PSHM_AMO_CSWAP &&
-        LIKELY((p = stage(c, i, operand, wide ? 8 : 4)) != NULL)) {
+        LIKELY((p = stage(c, operand, wide ? 8 : 4)) != NULL)) {
         CHECK("MPI_Accumulate",
               MPI_Accumulate(p, 1, dt, pe, (MPI_Aint)off, 1, dt, amo_op[op], c->win[i]));
-        mark_dirty(c, i);
+        mark_dirty(c, i, pe);
         return;
     }
     /* A fetching _nbi completes at the next quiet: stage its operands. */
@@ -69,14 +69,14 @@ void mpi_amo(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const v
         memcpy(both, operand, w);
         if (compare)
             memcpy(both + w, compare, w);
-        unsigned char *o = stage(c, i, both, 2 * w);
+        unsigned char *o = stage(c, both, 2 * w);
         if (op == PSHM_AMO_CSWAP)
             CHECK("MPI_Compare_and_swap",
                   MPI_Compare_and_swap(o, o + w, fetch, dt, pe, (MPI_Aint)off, c->win[i]));
         else
             CHECK("MPI_Fetch_and_op",
                   MPI_Fetch_and_op(o, fetch, dt, pe, (MPI_Aint)off, amo_op[op], c->win[i]));
-        mark_dirty(c, i);
+        mark_dirty(c, i, pe);
         return;
     }
     amo_wait(c, i, pe, off, op, dt, operand, compare, fetch);

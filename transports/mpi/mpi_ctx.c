@@ -4,14 +4,28 @@
  * operations only), and the default context's windows otherwise; its
  * atomics always use the default context's windows (see mpi_plugin.h).
  */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "mpi_plugin.h"
 
 struct mctx mdflt;
 
+static void sets_free(struct mctx *c)
+{
+    for (int i = 0; i < W_N; i++) {
+        free(c->ds[i].pe);
+        free(c->ds[i].has);
+        c->ds[i].pe = NULL;
+        c->ds[i].has = NULL;
+    }
+    free(c->ring);
+    c->ring = NULL;
+}
+
 int ctx_setup(struct mctx *c, int solo, MPI_Win rma[PSHM_NSEGS], int slot)
 {
+    int n = mg.svc->n_pes;
     memset(c, 0, sizeof *c);
     c->solo = (unsigned char)solo;
     c->pool_slot = slot;
@@ -20,53 +34,105 @@ int ctx_setup(struct mctx *c, int solo, MPI_Win rma[PSHM_NSEGS], int slot)
         c->win[W_RMA + s] = rma[s];
         c->win[W_AMO + s] = c == &mdflt ? rma[s] : mdflt.win[s];
     }
+    for (int i = 0; i < W_N; i++) {
+        c->ds[i].pe = malloc(sizeof(int) * (size_t)n);
+        c->ds[i].has = calloc((size_t)n, 1);
+        if (!c->ds[i].pe || !c->ds[i].has)
+            goto fail;
+    }
     /* Only a context used by one thread at a time stages. */
     if (solo && !(c->ring = malloc(RING_BYTES)))
-        return -1;
+        goto fail;
     return 0;
+fail:
+    sets_free(c);
+    return -1;
 }
 
-void ctx_teardown(struct mctx *c)
+void ctx_teardown(struct mctx *c) { sets_free(c); }
+
+static void lock(unsigned *l)
 {
-    free(c->ring);
-    c->ring = NULL;
+    unsigned spins = 0;
+    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            if (++spins > 100)
+                sched_yield(); /* PEs may outnumber cores */
 }
 
-/* The ring is full: wait until MPI no longer needs what was staged. */
-void ring_drain(struct mctx *c)
-{
-    for (int i = 0; i < W_N; i++)
-        if (c->ring_wins & (1u << i))
-            CHECK("MPI_Win_flush_local_all", MPI_Win_flush_local_all(c->win[i]));
-    c->ring_wins = 0;
-    c->ring_used = 0;
-}
+static void unlock(unsigned *l) { __atomic_store_n(l, 0u, __ATOMIC_RELEASE); }
 
-/* Takes the flag: nonzero if win[i] had operations to complete. */
-static inline int take_dirty(struct mctx *c, int i)
+void dirty_add_locked(struct mctx *c, int i, int pe)
 {
-    if (LIKELY(c->solo)) {
-        int d = c->dirty[i];
-        c->dirty[i] = 0;
-        return d;
+    struct dset *d = &c->ds[i];
+    if (__atomic_load_n(&d->has[pe], __ATOMIC_RELAXED))
+        return;
+    lock(&c->lock);
+    if (!d->has[pe]) {
+        d->has[pe] = 1;
+        d->pe[d->n++] = pe;
+        __atomic_store_n(&c->dirty[i], 1, __ATOMIC_RELAXED);
     }
-    return __atomic_exchange_n(&c->dirty[i], 0, __ATOMIC_ACQUIRE);
+    unlock(&c->lock);
+}
+
+/* Completes at their targets the operations of the PEs in ds[i]; on a
+ * shared context, of those in the set when it was taken. */
+static void flush_set(struct mctx *c, int i)
+{
+    struct dset *d = &c->ds[i];
+    int *list = d->pe, n;
+    int copy[64];
+    if (!c->solo) {
+        lock(&c->lock);
+        n = d->n;
+        if (n > (int)(sizeof copy / sizeof *copy)) {
+            list = malloc(sizeof(int) * (size_t)n);
+            if (!list) {
+                unlock(&c->lock);
+                mg.svc->error("mpi transport: out of memory in quiet");
+                abort();
+            }
+        } else {
+            list = copy;
+        }
+        for (int k = 0; k < n; k++) {
+            list[k] = d->pe[k];
+            d->has[d->pe[k]] = 0;
+        }
+        d->n = 0;
+        c->dirty[i] = 0;
+        unlock(&c->lock);
+    } else {
+        n = d->n;
+    }
+    for (int k = 0; k < n; k++)
+        CHECK("MPI_Win_flush", MPI_Win_flush(list[k], c->win[i]));
+    if (c->solo) {
+        for (int k = 0; k < n; k++)
+            d->has[list[k]] = 0;
+        d->n = 0;
+        c->dirty[i] = 0;
+    } else if (list != copy) {
+        free(list);
+    }
+    /* Memory barrier for the unified model: loads of the window by this
+     * process see what the flushed operations wrote. */
+    CHECK("MPI_Win_sync", MPI_Win_sync(c->win[i]));
 }
 
 __attribute__((noinline)) static void flush(struct mctx *c)
 {
     note_progress();
     for (int i = 0; i < W_N; i++)
-        if (take_dirty(c, i)) {
-            CHECK("MPI_Win_flush_all", MPI_Win_flush_all(c->win[i]));
-            /* Memory barrier for the unified model: loads of the window by
-             * this process see what the flushed operations wrote. */
-            CHECK("MPI_Win_sync", MPI_Win_sync(c->win[i]));
-        }
-    /* Everything staged is complete (all of it went to flushed windows). */
-    c->ring_wins = 0;
+        if (c->dirty[i])
+            flush_set(c, i);
+    /* Everything staged went to a flushed window: the ring is free. */
     c->ring_used = 0;
 }
+
+/* The ring is full: complete everything, which frees it. */
+void ring_drain(struct mctx *c) { flush(c); }
 
 /* The common case costs a few loads: nothing issued since the last quiet
  * (a put+quiet loop dirties one window of four). */
@@ -98,6 +164,7 @@ int mpi_ctx_create(long options, pshm_tctx *out)
         if (slot >= 0)
             win_pool_give(slot);
         free(c);
+        mg.svc->error("mpi transport: out of memory for a context");
         return -1;
     }
     *out = c;

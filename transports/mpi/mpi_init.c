@@ -217,9 +217,9 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     mg.thread_level = svc->thread_level;
     mg.verbose = env(svc, "SHMEM_MPI_VERBOSE") != NULL;
 
-    int want_thread;
+    int want_thread, coherent;
     unsigned long interval, pool, stage_max;
-    if (tri("SHMEM_PROGRESS_THREAD", &want_thread) ||
+    if (tri("SHMEM_PROGRESS_THREAD", &want_thread) || tri("SHMEM_MPI_AMO_CPU_COHERENT", &coherent) ||
         number("SHMEM_PROGRESS_INTERVAL", 1, 10000000ul, DEFAULT_INTERVAL_US, "microseconds",
                &interval) ||
         number("SHMEM_MPI_CTX_WINDOWS", 0, POOL_MAX, 0, "a count", &pool) ||
@@ -275,8 +275,9 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
 
     memset(&ops, 0, sizeof ops);
     /* Not CPU-coherent: MPICH applies accumulates in the target's progress
-     * engine with ordinary loads and stores, not atomic instructions. */
-    ops.caps = PSHM_CAP_NEEDS_PROGRESS |
+     * engine with ordinary loads and stores, not atomic instructions.  The
+     * override exists to show what that costs (docs/mpi.md). */
+    ops.caps = (coherent == 1 ? PSHM_CAP_AMO_CPU_COHERENT : 0) | PSHM_CAP_NEEDS_PROGRESS |
                (mg.thread_level == THREAD_MULTIPLE ? PSHM_CAP_THREAD_SAFE : 0);
     ops.max_inject = mdflt.solo ? mg.stage_max : 0;
     ops.ctx_create = mpi_ctx_create;

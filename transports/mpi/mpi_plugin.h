@@ -39,23 +39,34 @@
  * the same one whatever the context. */
 enum { W_RMA = 0, W_AMO = PSHM_NSEGS, W_N = 2 * PSHM_NSEGS };
 
+/* The PEs a context sent operations to on one window since its last
+ * quiet, which quiet then flushes one by one.  Not MPI_Win_flush_all:
+ * with MPICH 4.0.2 (ch4:ucx), while another thread polled MPI (our
+ * progress thread), it returned before a 4 MiB get had arrived in 9 to 15
+ * of 40 tries; MPI_Win_flush per target never did (see docs/mpi.md). */
+struct dset {
+    int n;
+    int *pe;            /* n PEs, in the order first used */
+    unsigned char *has; /* has[pe]: pe is in the list */
+};
+
 struct mctx {
     MPI_Win win[W_N];
-    /* Operations issued on win[i] since the last quiet that are not known
-     * to be complete at the target.  quiet flushes only those windows. */
+    /* dirty[i]: ds[i] is not empty (one load per window tells quiet
+     * whether there is anything to do). */
     unsigned char dirty[W_N];
     /* This context is never used by two threads at once: it may stage
      * operands in its ring instead of waiting for local completion, and
-     * its flags need no atomic instructions. */
+     * its dirty sets need no lock. */
     unsigned char solo;
     unsigned char own_windows; /* rma[] came from the pool */
+    unsigned lock;             /* the dirty sets of a shared context */
     int pool_slot;
+    struct dset ds[W_N];
     /* Staging ring: small put sources and AMO operands are copied here so
      * that an operation returns without waiting for its local completion;
-     * the ring is reused after a quiet, or after waiting for local
-     * completion of the windows that staged (ring_wins) when it is full. */
+     * the ring is reused after a quiet, which a full ring forces. */
     size_t ring_used;
-    unsigned ring_wins; /* bit i: win[i] has staged operations in flight */
     unsigned char *ring;
 };
 
@@ -120,22 +131,29 @@ int progress_running(void) HIDDEN;
 /* The program is inside MPI, which progresses: the thread may rest. */
 static inline void note_progress(void) { __atomic_store_n(&mg.poked, 1, __ATOMIC_RELAXED); }
 
-/* Marks win[i] as holding operations a quiet must complete.  Set after the
- * operation is issued: a quiet of another thread that clears the flag
- * first flushes what was issued before it. */
-static inline void mark_dirty(struct mctx *c, int i)
+void dirty_add_locked(struct mctx *c, int i, int pe) HIDDEN;
+
+/* Records that win[i] holds operations to pe that a quiet must complete.
+ * Called after the operation is issued: a quiet of another thread that
+ * takes the set first flushes what was issued before it. */
+static inline void mark_dirty(struct mctx *c, int i, int pe)
 {
-    if (LIKELY(c->solo))
+    struct dset *d = &c->ds[i];
+    if (LIKELY(c->solo)) {
+        if (LIKELY(d->has[pe]))
+            return;
+        d->has[pe] = 1;
+        d->pe[d->n++] = pe;
         c->dirty[i] = 1;
-    else
-        __atomic_store_n(&c->dirty[i], 1, __ATOMIC_RELEASE);
+        return;
+    }
+    dirty_add_locked(c, i, pe);
 }
 
-/* A copy of len bytes of src in c's ring, which the operation to be issued
- * on win[i] may use as its origin; NULL if c cannot stage (shared by
- * threads).  A full ring first waits for local completion of everything
- * staged. */
-static inline void *stage(struct mctx *c, int i, const void *src, size_t len)
+/* A copy of len bytes of src in c's ring, to be the origin of an
+ * operation; NULL if c cannot stage (shared by threads).  A full ring is
+ * emptied by a quiet first. */
+static inline void *stage(struct mctx *c, const void *src, size_t len)
 {
     if (UNLIKELY(!c->solo))
         return NULL;
@@ -144,7 +162,6 @@ static inline void *stage(struct mctx *c, int i, const void *src, size_t len)
         ring_drain(c);
     unsigned char *p = c->ring + c->ring_used;
     c->ring_used += need;
-    c->ring_wins |= 1u << i;
     memcpy(p, src, len);
     return p;
 }

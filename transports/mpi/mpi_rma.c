@@ -26,7 +26,7 @@ __attribute__((noinline)) static void put_wait(struct mctx *c, int pe, int seg, 
     put_pieces(c->win[seg], pe, off, src, len);
     CHECK("MPI_Win_flush_local", MPI_Win_flush_local(pe, c->win[seg]));
     note_progress();
-    mark_dirty(c, seg);
+    mark_dirty(c, seg, pe);
 }
 
 /* A small put is copied to the ring and left in flight: no wait here, the
@@ -35,10 +35,10 @@ void mpi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t l
 {
     struct mctx *c = MCTX(t);
     void *p;
-    if (LIKELY(len <= mg.stage_max) && LIKELY((p = stage(c, seg, src, len)) != NULL)) {
+    if (LIKELY(len <= mg.stage_max) && LIKELY((p = stage(c, src, len)) != NULL)) {
         CHECK("MPI_Put", MPI_Put(p, (int)len, MPI_BYTE, pe, (MPI_Aint)off, (int)len, MPI_BYTE,
                                  c->win[seg]));
-        mark_dirty(c, seg);
+        mark_dirty(c, seg, pe);
         return;
     }
     put_wait(c, pe, seg, off, src, len);
@@ -50,7 +50,7 @@ void mpi_put_nbi(pshm_tctx t, int pe, int seg, size_t off, const void *src, size
 {
     struct mctx *c = MCTX(t);
     put_pieces(c->win[seg], pe, off, src, len);
-    mark_dirty(c, seg);
+    mark_dirty(c, seg, pe);
 }
 
 static void get_pieces(MPI_Win w, int pe, size_t off, char *dst, size_t len)
@@ -77,5 +77,5 @@ void mpi_get_nbi(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len
 {
     struct mctx *c = MCTX(t);
     get_pieces(c->win[seg], pe, off, dst, len);
-    mark_dirty(c, seg);
+    mark_dirty(c, seg, pe);
 }

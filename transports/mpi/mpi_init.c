@@ -215,7 +215,8 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     mg.svc = svc;
     mg.comm = MPI_COMM_NULL;
     mg.thread_level = svc->thread_level;
-    mg.verbose = env(svc, "SHMEM_MPI_VERBOSE") != NULL;
+    const char *vb = env(svc, "SHMEM_MPI_VERBOSE");
+    mg.verbose = vb && strcmp(vb, "0") != 0;
 
     int want_thread, coherent;
     unsigned long interval, pool, stage_max;

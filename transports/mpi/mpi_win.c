@@ -46,6 +46,17 @@ static int win_open(int seg, int atomics, MPI_Win *w)
     }
     /* Errors come back to us, so that we report them in one line. */
     MPI_Win_set_errhandler(*w, MPI_ERRORS_RETURN);
+    /* quiet relies on the unified model (no MPI_Win_sync). */
+    int *model = NULL, flag = 0;
+    MPI_Win_get_attr(*w, MPI_WIN_MODEL, &model, &flag);
+    if (!flag || !model || *model != MPI_WIN_UNIFIED) {
+        mg.svc->error("mpi transport: MPI gives the %s segment's window the separate memory "
+                      "model; this transport needs the unified one",
+                      seg == PSHM_SEG_HEAP ? "heap" : "data");
+        MPI_Win_free(w);
+        *w = MPI_WIN_NULL;
+        return -1;
+    }
     /* No other process ever takes an exclusive lock: NOCHECK. */
     rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, *w);
     if (rc != MPI_SUCCESS) {

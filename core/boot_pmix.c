@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "bootstrap.h"
-#include "error.h"
 
 static pmix_proc_t me;
 static unsigned ag_seq; /* keys are single-use so that exchanges never alias */
@@ -132,13 +131,27 @@ static int parse_peers(const char *s, int **out, int *n)
     return 0;
 }
 
-int pshm_boot_pmix_init(struct pshm_boot *b)
+static const char *pmix_detect(void)
+{
+    /* Every PMIx launcher sets both; either alone still means one tried. */
+    if (getenv("PMIX_NAMESPACE"))
+        return "PMIX_NAMESPACE is set";
+    if (getenv("PMIX_RANK"))
+        return "PMIX_RANK is set";
+    return NULL;
+}
+
+static int pmix_init(struct pshm_boot *b, char *err, size_t errlen)
 {
     if (!pmix_up) {
         pmix_status_t rc = PMIx_Init(&me, NULL, 0);
         if (rc != PMIX_SUCCESS) {
-            pshm_error("bootstrap: PMIx_Init failed: %s (is the launcher a PMIx server?)",
-                       PMIx_Error_string(rc));
+            const char *ns = getenv("PMIX_NAMESPACE");
+            snprintf(err, errlen,
+                     "bootstrap: started by a PMIx launcher (oshrun, srun --mpi=pmix, Open MPI's "
+                     "mpirun; PMIX_NAMESPACE=%s) but PMIx_Init failed: %s; expected that "
+                     "launcher's PMIx server to answer",
+                     ns ? ns : "(unset)", PMIx_Error_string(rc));
             return -1;
         }
         pmix_up = 1;
@@ -148,7 +161,8 @@ int pshm_boot_pmix_init(struct pshm_boot *b)
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
     uint32_t size;
     if (get_u32(&wild, PMIX_JOB_SIZE, &size)) {
-        pshm_error("bootstrap: PMIx gives no %s", PMIX_JOB_SIZE);
+        snprintf(err, errlen, "bootstrap: the PMIx launcher gives no %s; expected the job size",
+                 PMIX_JOB_SIZE);
         return -1;
     }
     b->rank = (int)me.rank;
@@ -176,3 +190,10 @@ int pshm_boot_pmix_init(struct pshm_boot *b)
     b->fini = pmix_fini;
     return 0;
 }
+
+const struct pshm_boot_component pshm_boot_pmix = {
+    .name = "pmix",
+    .launcher = "a PMIx launcher (oshrun, srun --mpi=pmix, Open MPI's mpirun)",
+    .detect = pmix_detect,
+    .init = pmix_init,
+};

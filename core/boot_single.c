@@ -20,9 +20,11 @@ __attribute__((noreturn)) static void single_abort(int status, const char *msg)
 
 static void single_fini(void) {}
 
-int pshm_boot_single_init(struct pshm_boot *b)
+static int single_init(struct pshm_boot *b, char *err, size_t errlen)
 {
     static int self = 0;
+    (void)err;
+    (void)errlen;
     b->name = "singleton";
     b->rank = 0;
     b->size = 1;
@@ -35,11 +37,11 @@ int pshm_boot_single_init(struct pshm_boot *b)
     return 0;
 }
 
-int pshm_boot_init(struct pshm_boot *b)
-{
-    /* A PMIx launcher always sets the namespace; without it there is no
-     * server to talk to and PMIx_Init would only cost time. */
-    if (getenv("PMIX_NAMESPACE") && getenv("PMIX_RANK"))
-        return pshm_boot_pmix_init(b);
-    return pshm_boot_single_init(b);
-}
+static const char *single_detect(void) { return "no launcher's variables are set"; }
+
+const struct pshm_boot_component pshm_boot_singleton = {
+    .name = "singleton",
+    .launcher = "programs started without a launcher",
+    .detect = single_detect,
+    .init = single_init,
+};

@@ -1,8 +1,14 @@
 /*
  * Bootstrap: how the core learns its rank, the job size, which PEs share its
- * node, and exchanges small blobs before any transport exists.  PMIx is the
- * default; a singleton serves programs started without a launcher; an MPI
- * bootstrap can be added as one more pshm_boot.
+ * node, and exchanges small blobs before any transport exists.
+ *
+ * Each way a job can be started is a component: PMIx (oshrun, Slurm
+ * srun --mpi=pmix, Open MPI's mpirun), PMI-1 (MPICH's mpiexec/hydra, Slurm
+ * srun --mpi=pmi2, oshrun) and the singleton.  The first component whose
+ * launcher left its variables in the environment is used; the singleton
+ * only when no launcher did.  A component that is detected but cannot
+ * talk to its launcher is an error, never a silent fallback: otherwise N
+ * processes of one job would run as N 1-PE jobs.
  */
 #ifndef PSHM_BOOTSTRAP_H
 #define PSHM_BOOTSTRAP_H
@@ -23,10 +29,27 @@ struct pshm_boot {
     void (*fini)(void);
 };
 
-/* Picks PMIx if the process was started by a PMIx launcher, else singleton.
- * Returns 0, or nonzero having printed why. */
-int pshm_boot_init(struct pshm_boot *b);
-int pshm_boot_pmix_init(struct pshm_boot *b);
-int pshm_boot_single_init(struct pshm_boot *b);
+struct pshm_boot_component {
+    const char *name;     /* as in SHMEM_BOOTSTRAP */
+    const char *launcher; /* who speaks it, for shmem_info and messages */
+    /* Why this process was started by such a launcher ("PMI_FD is set"),
+     * or NULL if it was not. */
+    const char *(*detect)(void);
+    /* Fills b; or writes one line (the launcher, what was expected, what
+     * happened) into err and returns -1. */
+    int (*init)(struct pshm_boot *b, char *err, size_t errlen);
+};
+
+extern const struct pshm_boot_component pshm_boot_pmix;
+extern const struct pshm_boot_component pshm_boot_pmi;
+extern const struct pshm_boot_component pshm_boot_singleton;
+
+/* The component for this process: the one named by forced (SHMEM_BOOTSTRAP;
+ * NULL or "auto": the first detected), and in *why the reason. */
+const struct pshm_boot_component *pshm_boot_choose(const char *forced, const char **why);
+/* Initializes the chosen component: 0, or -1 with one line in err. */
+int pshm_boot_init(struct pshm_boot *b, const char *forced, char *err, size_t errlen);
+/* The names of every component, '|'-separated after "auto", for settings. */
+#define PSHM_BOOT_CHOICES "auto|pmix|pmi|singleton"
 
 #endif

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "../collectives/coll_algos.h"
+#include "bootstrap.h"
 #include "config.h"
 
 struct pshm_config pshm_cfg;
@@ -21,6 +22,9 @@ static const struct var vars[] = {
      "symmetric heap size per PE: bytes, or a number with K, M, G or T (powers of 1024)"},
     {"SHMEM_TRANSPORT", "(highest priority usable)",
      "transport preference list, e.g. ofi,shm; see shmem_info for those installed"},
+    {"SHMEM_BOOTSTRAP", "auto",
+     "how PEs find each other: auto (the launcher's PMIx, else its PMI, else a single PE), pmix, "
+     "pmi or singleton"},
     {"SHMEM_TRANSPORT_PATH", "(none)",
      "extra ':'-separated folders searched for transport-NAME.so before the install's own"},
     {"SHMEM_BYPASS", "1", "on-node PEs by load/store into mapped memory (0: all traffic via the transport)"},
@@ -234,6 +238,11 @@ int pshm_config_load(char *err, size_t errlen)
     }
     if (load_collectives(&c, err, errlen))
         return -1;
+    static const char *const boots[] = {"auto", "pmix", "pmi", "singleton"}; /* as PSHM_BOOT_CHOICES */
+    int boot;
+    if (load_choice("SHMEM_BOOTSTRAP", PSHM_BOOT_CHOICES, &boot, err, errlen))
+        return -1;
+    c.bootstrap = boots[boot];
     pshm_cfg = c;
     return 0;
 }

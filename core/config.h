@@ -14,6 +14,7 @@ struct pshm_config {
     size_t symmetric_size;
     const char *transport;      /* preference list, NULL if unset */
     const char *transport_path; /* extra plugin folders, ':'-separated */
+    const char *bootstrap;      /* "auto" or a bootstrap component's name */
     const char *globals;        /* "map" or "cma" */
     int debug;
     int info;

@@ -77,6 +77,14 @@ PSHM_API void pshmemx_info_print(FILE *out)
         fprintf(out, "Transport that would be selected: none: %s\n", why);
     pshm_registry_release(&reg, NULL);
     free(local_of);
+    const char *boot_why;
+    const struct pshm_boot_component *boot =
+        pshm_boot_choose(cfg_ok ? pshm_cfg.bootstrap : NULL, &boot_why);
+    if (pshm_is_initialized())
+        fprintf(out, "Bootstrap in use: %s\n", pshm_boot.name);
+    else if (boot)
+        fprintf(out, "Bootstrap that would be selected: %s, for %s (%s)\n", boot->name,
+                boot->launcher, boot_why);
 
     fprintf(out, "\nEnvironment (name, current value or default, meaning):\n");
     pshm_config_print(out);

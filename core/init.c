@@ -17,6 +17,7 @@
 #include "memory.h"
 #include "registry.h"
 #include "segment.h"
+#include "sweeper.h"
 #include "sync.h"
 
 struct pshm_global pshm_g;
@@ -59,9 +60,13 @@ static int config_fail(int rank, const char *msg, int fatal)
     pshm_job_abort(1);
 }
 
+/* The rank before the bootstrap is up, from whichever launcher's
+ * variables are there. */
 static int env_rank(void)
 {
     const char *r = getenv("PMIX_RANK");
+    if (!r)
+        r = getenv("PMI_RANK");
     return r ? atoi(r) : 0;
 }
 
@@ -73,7 +78,18 @@ static void svc_error(const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *svc_getenv(const char *name) { return getenv(name); }
+/* Without oshrun's job tag, plugins name their /dev/shm objects after the
+ * PE's pid, as the core does, so that the sweeper finds them. */
+static const char *svc_getenv(const char *name)
+{
+    static char own_tag[24];
+    const char *v = getenv(name);
+    if (!v && strcmp(name, "PLUGSHMEM_JOB_TAG") == 0) {
+        snprintf(own_tag, sizeof own_tag, "p%d", (int)getpid());
+        return own_tag;
+    }
+    return v;
+}
 
 static void build_services(void)
 {
@@ -173,15 +189,16 @@ static int init(int requested, int *provided, int fatal)
         return config_fail(env_rank(), err, fatal);
     }
     memset(&pshm_boot, 0, sizeof pshm_boot);
-    if (pshm_boot_init(&pshm_boot)) {
+    if (pshm_boot_init(&pshm_boot, pshm_cfg.bootstrap, err, sizeof err)) {
         pthread_mutex_unlock(&init_lock);
-        if (fatal)
-            exit(1);
-        return -1;
+        return config_fail(env_rank(), err, fatal);
     }
     boot_up = 1;
     if (pshm_boot.size > 1)
         pshm_error_set_pe(pshm_boot.rank);
+    const char *launcher = getenv("PLUGSHMEM_LAUNCHER");
+    if (pshm_boot.size > 1 && (!launcher || strcmp(launcher, "oshrun") != 0))
+        pshm_sweeper_start();
     pshm_g.my_pe = pshm_boot.rank;
     pshm_g.n_pes = pshm_boot.size;
     pshm_g.debug = pshm_cfg.debug;

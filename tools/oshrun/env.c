@@ -126,13 +126,47 @@ static bool has_name(const char *entry, const char *name)
     return strncmp(entry, name, len) == 0 && entry[len] == '=';
 }
 
-/* Variables oshrun sets for the PEs, and PMIx connection variables of an
- * outer launcher (PMIX_MCA_* tuning is kept), are not inherited. */
+int env_set(char ***env, const char *name, const char *value)
+{
+    size_t n = 0;
+    char *entry, **grown;
+
+    if (asprintf(&entry, "%s=%s", name, value) < 0)
+        return -1;
+    for (char **e = *env; *e; e++, n++) {
+        if (has_name(*e, name)) {
+            free(*e);
+            *e = entry;
+            return 0;
+        }
+    }
+    grown = realloc(*env, (n + 2) * sizeof *grown);
+    if (grown == NULL) {
+        free(entry);
+        return -1;
+    }
+    grown[n] = entry;
+    grown[n + 1] = NULL;
+    *env = grown;
+    return 0;
+}
+
+/* What a PMI launcher gives each process; oshrun gives its own. */
+static const char *const pmi_vars[] = {
+    "PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", "PMI_SPAWNED",
+    "PMI_DEBUG", "MPI_LOCALNRANKS", "MPI_LOCALRANKID",
+};
+
+/* Variables oshrun sets for the PEs, and PMIx and PMI connection variables
+ * of an outer launcher (PMIX_MCA_* tuning is kept), are not inherited. */
 static bool env_skip(const char *entry, const struct job *job)
 {
     if (has_name(entry, "PLUGSHMEM_JOB_TAG") ||
         has_name(entry, "PLUGSHMEM_LAUNCHER"))
         return true;
+    for (size_t i = 0; i < sizeof pmi_vars / sizeof pmi_vars[0]; i++)
+        if (has_name(entry, pmi_vars[i]))
+            return true;
     if (job->transport && has_name(entry, "SHMEM_TRANSPORT"))
         return true;
     return strncmp(entry, "PMIX_", 5) == 0 && strncmp(entry, "PMIX_MCA_", 9) != 0;

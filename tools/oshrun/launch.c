@@ -2,6 +2,7 @@
 #include "oshrun.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 
 /* Child side, between fork and exec: async-signal-safe calls only. */
 static _Noreturn void child_exec(struct job *job, pid_t pgid, pid_t parent,
-                                 char **env)
+                                 char **env, int pmi_fd)
 {
     static const char msg1[] = "oshrun: cannot execute '";
     static const char msg2[] = "' in a PE\n";
@@ -24,6 +25,7 @@ static _Noreturn void child_exec(struct job *job, pid_t pgid, pid_t parent,
     setrlimit(RLIMIT_NOFILE, &job->orig_nofile);
     sigaction(SIGPIPE, &job->orig_sigpipe, NULL);
     sigprocmask(SIG_SETMASK, &job->orig_mask, NULL);
+    fcntl(pmi_fd, F_SETFD, 0);          /* the one descriptor the PE keeps */
     execve(job->path, job->argv, env);
     ignored = write(STDERR_FILENO, msg1, sizeof msg1 - 1);
     ignored = write(STDERR_FILENO, job->path, strlen(job->path));
@@ -45,19 +47,24 @@ int launch_all(struct job *job)
     }
     for (int rank = 0; rank < job->npes; rank++) {
         char **env = env_dup(base);
+        int pmi_fd = -1;
         pid_t pid;
 
         if (env == NULL) {
             fprintf(stderr, "oshrun: out of memory\n");
             goto fail;
         }
-        if (server_setup_fork(job, rank, &env) != 0) {
+        if (server_setup_fork(job, rank, &env) != 0 ||
+            pmi_server_setup_fork(job, rank, &env, &pmi_fd) != 0) {
+            if (pmi_fd >= 0)
+                close(pmi_fd);
             env_free(env);
             goto fail;
         }
         pid = fork();
         if (pid == 0)
-            child_exec(job, job->pgid, self, env);
+            child_exec(job, job->pgid, self, env, pmi_fd);
+        close(pmi_fd);                  /* before the next PE inherits it */
         env_free(env);
         if (pid < 0) {
             fprintf(stderr, "oshrun: cannot start PE %d: fork: %s\n", rank,

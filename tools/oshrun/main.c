@@ -214,7 +214,7 @@ int main(int argc, char **argv)
         fault_guard_install();
     }
     if (!job->server_up || server_register_job(job) != 0 ||
-        launch_all(job) != 0) {
+        pmi_server_init(job) != 0 || launch_all(job) != 0) {
         job->ended_early = true;
         job_finish(job, OSHRUN_EXIT_FAILURE);
     }

@@ -22,6 +22,19 @@ struct exit_event {
     int status;                 /* as from waitpid */
 };
 
+void job_claim_abort(struct job *job, int rank, int status, const char *msg)
+{
+    bool expected = false;
+
+    if (atomic_compare_exchange_strong(&job->abort_claimed, &expected, true)) {
+        job->abort_rank = rank;
+        job->abort_status = status;
+        snprintf(job->abort_msg, sizeof job->abort_msg, "%s", msg ? msg : "");
+        atomic_store_explicit(&job->aborted, true, memory_order_release);
+        note_wake();
+    }
+}
+
 static long now_ms(void)
 {
     struct timespec ts;
@@ -98,7 +111,8 @@ static int judge_exit(struct job *job, const struct exit_event *ev)
                 "ending the job\n", ev->rank, pid, WEXITSTATUS(ev->status));
         return WEXITSTATUS(ev->status);
     }
-    if (atomic_load(&pe->connected) && !atomic_load(&pe->finalized)) {
+    if ((atomic_load(&pe->connected) && !atomic_load(&pe->finalized)) ||
+        (pe->pmi_connected && !pe->pmi_finalized)) {
         fprintf(stderr, "oshrun: PE %d (pid %d) exited without finalizing; "
                 "ending the job\n", ev->rank, pid);
         return 1;
@@ -109,11 +123,12 @@ static int judge_exit(struct job *job, const struct exit_event *ev)
 int monitor_run(struct job *job)
 {
     struct exit_event *ev = calloc((size_t)job->npes, sizeof *ev);
+    struct pollfd *pfd = calloc((size_t)job->npes + 2, sizeof *pfd);
     bool ending = false, killed = false;
     long deadline = 0;
     int result = 0;
 
-    if (ev == NULL) {
+    if (ev == NULL || pfd == NULL) {
         fprintf(stderr, "oshrun: out of memory\n");
         server_halt(job);
         kill_all(job, SIGKILL);
@@ -121,17 +136,21 @@ int monitor_run(struct job *job)
         result = OSHRUN_EXIT_FAILURE;
     }
     while (job->nlive > 0) {
-        struct pollfd pfd[2] = {
-            { .fd = job->sig_fd, .events = POLLIN },
-            { .fd = job->note_rd, .events = POLLIN },
-        };
-        int timeout = -1, sig, nev = 0, fault;
+        int timeout = -1, sig, nev = 0, fault, npmi = 0;
 
         if (ending && !killed) {
             long left = deadline - now_ms();
             timeout = left > 0 ? (int)left : 0;
         }
-        if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
+        /* Once the job is ending, PMI clients get no more answers. */
+        if (pfd != NULL) {
+            pfd[0] = (struct pollfd){ .fd = job->sig_fd, .events = POLLIN };
+            pfd[1] = (struct pollfd){ .fd = job->note_rd, .events = POLLIN };
+            if (!ending)
+                npmi = pmi_server_pollfds(job, pfd + 2);
+        }
+        if (pfd == NULL || (poll(pfd, 2 + (nfds_t)npmi, timeout) < 0 &&
+                            errno != EINTR)) {
             fprintf(stderr, "oshrun: poll: %s\n", strerror(errno));
             server_halt(job);
             if (!killed)
@@ -145,6 +164,9 @@ int monitor_run(struct job *job)
         }
         sig = drain_signals(job);
         drain_notes(job);
+        /* Before the reaping: a PE's last PMI lines precede its exit. */
+        if (npmi > 0)
+            pmi_server_serve(job, pfd + 2, npmi);
         if (ev != NULL)
             nev = reap(job, ev);
 
@@ -203,5 +225,6 @@ int monitor_run(struct job *job)
     if (job->pgid > 0)
         kill(-job->pgid, SIGKILL);
     free(ev);
+    free(pfd);
     return result;
 }

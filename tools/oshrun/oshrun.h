@@ -7,6 +7,9 @@
  *   env.c      job tag, PE environment, private temp dir, /dev/shm sweep
  *   server.c   embedded PMIx server: init, nspace/client registration,
  *              upcalls, halting its progress thread before PEs are killed
+ *   pmi_server.c  PMI-1 server beside PMIx (PMI_FD per PE), for MPICH's
+ *              MPI_Init and PlugSHMEM's PMI bootstrap; served by the main loop
+ *   kvs.c      the PMI key-value space
  *   launch.c   fork/exec of the PEs into the job's process group
  *   monitor.c  main loop: signals, upcall notifications, exits, teardown
  *   main.c     ties it together; every exit path goes through job_finish();
@@ -21,6 +24,7 @@
 #define _GNU_SOURCE
 #endif
 
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -52,6 +56,8 @@ struct pe {
     bool alive;                      /* main thread only: forked, not reaped */
     atomic_bool connected;           /* client_connected upcall seen */
     atomic_bool finalized;           /* PMIx_Finalize seen (not a lost connection) */
+    bool pmi_connected;              /* main thread only: PMI init seen */
+    bool pmi_finalized;              /* main thread only: PMI finalize seen */
 };
 
 struct job {
@@ -106,6 +112,22 @@ void shm_sweep(const char *tag);
 char **env_base(const struct job *job);      /* NULL-terminated, malloc'd */
 char **env_dup(char *const *env);
 void env_free(char **env);
+int env_set(char ***env, const char *name, const char *value);  /* 0 or -1 */
+
+/* kvs.c */
+struct kvs *kvs_new(void);
+int kvs_put(struct kvs *k, const char *key, const char *value);  /* 0 or -1 */
+const char *kvs_get(const struct kvs *k, const char *key);
+void kvs_free(struct kvs *k);
+
+/* pmi_server.c */
+int pmi_server_init(struct job *job);
+/* A socket pair for RANK: PMI_* into *env, the PE's end in *child_fd (the
+ * caller passes it through exec and then closes it). */
+int pmi_server_setup_fork(struct job *job, int rank, char ***env, int *child_fd);
+/* Fills p with the open connections (at most npes); returns how many. */
+int pmi_server_pollfds(const struct job *job, struct pollfd *p);
+void pmi_server_serve(struct job *job, const struct pollfd *p, int n);
 
 /* server.c */
 int server_start(struct job *job);
@@ -122,6 +144,8 @@ void kill_all(struct job *job, int sig);
 
 /* monitor.c */
 int monitor_run(struct job *job);
+/* The first PE to abort decides the job's status; any thread. */
+void job_claim_abort(struct job *job, int rank, int status, const char *msg);
 
 /* main.c */
 _Noreturn void job_finish(struct job *job, int status);

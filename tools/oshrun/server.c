@@ -178,20 +178,11 @@ static pmix_status_t up_abort(const pmix_proc_t *proc, void *obj, int status,
                               size_t nprocs, pmix_op_cbfunc_t cbfunc,
                               void *cbdata)
 {
-    struct job *job = g_job;
-    bool expected = false;
-
     (void)obj; (void)procs; (void)nprocs;   /* always ends the whole job */
     dbg("upcall: PE %u aborts with status %d: '%s'",
         proc ? proc->rank : 0, status, msg ? msg : "");
-    if (upcall_pe(proc) != NULL &&
-        atomic_compare_exchange_strong(&job->abort_claimed, &expected, true)) {
-        job->abort_rank = (int)proc->rank;
-        job->abort_status = status;
-        snprintf(job->abort_msg, sizeof job->abort_msg, "%s", msg ? msg : "");
-        atomic_store_explicit(&job->aborted, true, memory_order_release);
-        note_wake();
-    }
+    if (upcall_pe(proc) != NULL)
+        job_claim_abort(g_job, (int)proc->rank, status, msg);
     /* PMIx_Abort returns in the PE after this reply; it then exits. */
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);

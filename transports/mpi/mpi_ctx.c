@@ -76,57 +76,61 @@ void dirty_add_locked(struct mctx *c, int i, int pe)
     unlock(&c->lock);
 }
 
-/* Completes at their targets the operations of the PEs in ds[i]; on a
- * shared context, of those in the set when it was taken. */
-static void flush_set(struct mctx *c, int i)
+/* Completes at their targets the operations of the PEs in ds[i]. */
+static void flush_solo(struct mctx *c, int i)
 {
     struct dset *d = &c->ds[i];
-    int *list = d->pe, n;
-    int copy[64];
-    if (!c->solo) {
-        lock(&c->lock);
-        n = d->n;
-        if (n > (int)(sizeof copy / sizeof *copy)) {
-            list = malloc(sizeof(int) * (size_t)n);
-            if (!list) {
-                unlock(&c->lock);
-                mg.svc->error("mpi transport: out of memory in quiet");
-                abort();
-            }
-        } else {
-            list = copy;
-        }
-        for (int k = 0; k < n; k++) {
-            list[k] = d->pe[k];
-            d->has[d->pe[k]] = 0;
-        }
-        d->n = 0;
-        c->dirty[i] = 0;
-        unlock(&c->lock);
-    } else {
-        n = d->n;
+    for (int k = 0; k < d->n; k++) {
+        CHECK("MPI_Win_flush", MPI_Win_flush(d->pe[k], c->win[i]));
+        d->has[d->pe[k]] = 0;
     }
-    for (int k = 0; k < n; k++)
-        CHECK("MPI_Win_flush", MPI_Win_flush(list[k], c->win[i]));
-    if (c->solo) {
-        for (int k = 0; k < n; k++)
-            d->has[list[k]] = 0;
-        d->n = 0;
-        c->dirty[i] = 0;
-    } else if (list != copy) {
-        free(list);
-    }
-    /* No MPI_Win_sync: windows over ordinary memory use MPI's unified
-     * model (checked at creation), where it is only a memory barrier, and
-     * the core's quiet issues a full fence before calling us. */
+    d->n = 0;
+    c->dirty[i] = 0;
 }
 
+/* The same on a context threads share.  The set is emptied first, so that
+ * an operation issued meanwhile by another thread is recorded anew, and
+ * the lock is held until the flushes return, so that another thread's
+ * quiet, which may find the set empty, returns only after the operations
+ * it issued before are complete. */
+__attribute__((noinline)) static void flush_shared(struct mctx *c, int i)
+{
+    struct dset *d = &c->ds[i];
+    int copy[64], *list = copy;
+    lock(&c->lock);
+    int n = d->n;
+    if (n > (int)(sizeof copy / sizeof *copy) && !(list = malloc(sizeof(int) * (size_t)n))) {
+        unlock(&c->lock);
+        mg.svc->error("mpi transport: out of memory in quiet");
+        abort();
+    }
+    for (int k = 0; k < n; k++) {
+        list[k] = d->pe[k];
+        __atomic_store_n(&d->has[d->pe[k]], 0, __ATOMIC_RELAXED);
+    }
+    d->n = 0;
+    __atomic_store_n(&c->dirty[i], 0, __ATOMIC_RELAXED);
+    for (int k = 0; k < n; k++)
+        CHECK("MPI_Win_flush", MPI_Win_flush(list[k], c->win[i]));
+    unlock(&c->lock);
+    if (list != copy)
+        free(list);
+}
+
+/* No MPI_Win_sync after the flushes: windows over ordinary memory use
+ * MPI's unified model (checked at creation), where it is only a memory
+ * barrier, and the core's quiet issues a full fence before calling us. */
 __attribute__((noinline)) static void flush(struct mctx *c)
 {
     note_progress();
-    for (int i = 0; i < W_N; i++)
-        if (c->dirty[i])
-            flush_set(c, i);
+    for (int i = 0; i < W_N; i++) {
+        if (LIKELY(c->solo)) {
+            if (c->dirty[i])
+                flush_solo(c, i);
+        } else {
+            flush_shared(c, i);
+        }
+    }
     /* Everything staged went to a flushed window: the ring is free. */
     c->ring_used = 0;
 }
@@ -136,12 +140,16 @@ void ring_drain(struct mctx *c) { flush(c); }
 
 /* The common case costs a few loads: nothing issued since the last quiet
  * (a put+quiet loop dirties one window of four). */
+_Static_assert(W_N == sizeof(uint32_t), "quiet reads the dirty flags as one word");
+
 void mpi_quiet(pshm_tctx t)
 {
     struct mctx *c = MCTX(t);
     uint32_t any;
     memcpy(&any, c->dirty, sizeof any);
-    if (any)
+    /* A shared context flushes even when its set looks empty: another
+     * thread may be flushing operations of ours (flush_shared). */
+    if (any || UNLIKELY(!c->solo))
         flush(c);
 }
 

@@ -162,7 +162,13 @@ static inline void *stage(struct mctx *c, const void *src, size_t len)
         ring_drain(c);
     unsigned char *p = c->ring + c->ring_used;
     c->ring_used += need;
-    memcpy(p, src, len);
+    if (len == 8) { /* the common size, without a call into memcpy */
+        uint64_t v;
+        memcpy(&v, src, 8);
+        memcpy(p, &v, 8);
+    } else {
+        memcpy(p, src, len);
+    }
     return p;
 }
 

@@ -1,0 +1,113 @@
+/*
+ * The floor under the mpi transport: the same operations on MPI alone.
+ * Rank 0 puts 8 bytes to rank 1 and waits for remote completion
+ * (MPI_Put + MPI_Win_flush), and fetch-adds a long on rank 1
+ * (MPI_Fetch_and_op + MPI_Win_flush_local); rank 1 waits in a barrier, as
+ * a PE does in shmem_barrier_all.  The window is created and locked as the
+ * plugin does it.
+ *
+ *   raw_mpi_put [iterations] [single|multiple]       latency, microseconds
+ *   raw_mpi_put icount N [single|multiple]           callgrind regions
+ *
+ * "multiple" (the default) initializes MPI at MPI_THREAD_MULTIPLE like the
+ * plugin with its progress thread; "single" at MPI_THREAD_SINGLE.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_CALLGRIND
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(x)
+#endif
+
+static MPI_Win win;
+static long word;
+
+__attribute__((noinline)) static void put_flush(long n)
+{
+    for (long i = 0; i < n; i++) {
+        MPI_Put(&i, 8, MPI_BYTE, 1, 0, 8, MPI_BYTE, win);
+        MPI_Win_flush(1, win);
+    }
+}
+
+__attribute__((noinline)) static long fetch_add(long n)
+{
+    long one = 1, old = 0, sum = 0;
+    for (long i = 0; i < n; i++) {
+        MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 1, 8, MPI_SUM, win);
+        MPI_Win_flush_local(1, win);
+        sum += old;
+    }
+    return sum;
+}
+
+int main(int argc, char **argv)
+{
+    int icount = argc > 1 && !strcmp(argv[1], "icount");
+    long iters = argc > 1 + icount ? atol(argv[1 + icount]) : 20000;
+    const char *level = argc > 2 + icount ? argv[2 + icount] : "multiple";
+    int provided, me, n;
+    MPI_Init_thread(&argc, &argv, strcmp(level, "single") ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+                    &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    if (n < 2) {
+        if (me == 0)
+            fprintf(stderr, "raw_mpi_put: needs 2 ranks (mpiexec -n 2)\n");
+        MPI_Finalize();
+        return 2;
+    }
+    long *base = calloc(64, sizeof(long));
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "same_disp_unit", "true");
+    MPI_Info_set(info, "accumulate_ordering", "none");
+    MPI_Info_set(info, "which_accumulate_ops", "sum,band,bor,bxor,replace,no_op,cswap");
+    MPI_Win_create(base, 64 * sizeof(long), 1, info, MPI_COMM_WORLD, &win);
+    MPI_Info_free(&info);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0) {
+        put_flush(iters / 10 + 100); /* warm up */
+        word += fetch_add(100);
+        if (icount) {
+            CALLGRIND_ZERO_STATS;
+            CALLGRIND_START_INSTRUMENTATION;
+            put_flush(iters);
+            CALLGRIND_STOP_INSTRUMENTATION;
+            CALLGRIND_DUMP_STATS_AT("put8+flush");
+            CALLGRIND_ZERO_STATS;
+            CALLGRIND_START_INSTRUMENTATION;
+            word += fetch_add(iters);
+            CALLGRIND_STOP_INSTRUMENTATION;
+            CALLGRIND_DUMP_STATS_AT("fetch_and_op+flush_local");
+            CALLGRIND_ZERO_STATS;
+            CALLGRIND_START_INSTRUMENTATION;
+            for (long i = 0; i < iters; i++)
+                __asm__ __volatile__("" ::: "memory");
+            CALLGRIND_STOP_INSTRUMENTATION;
+            CALLGRIND_DUMP_STATS_AT("empty_loop");
+        } else {
+            double t0 = MPI_Wtime();
+            put_flush(iters);
+            double tp = (MPI_Wtime() - t0) / (double)iters * 1e6;
+            t0 = MPI_Wtime();
+            word += fetch_add(iters);
+            double tf = (MPI_Wtime() - t0) / (double)iters * 1e6;
+            printf("raw MPI (%s) put8+flush %8.3f us   fetch_and_op %8.3f us\n", level, tp, tf);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    free(base);
+    MPI_Finalize();
+    return word == 42;
+}

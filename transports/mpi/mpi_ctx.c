@@ -1,0 +1,192 @@
+/*
+ * Contexts, quiet and fence.  A context has its own RMA windows when the
+ * pool created at init has a free pair (so that its quiet waits for its own
+ * operations only), and the default context's windows otherwise; its
+ * atomics always use the default context's windows (see mpi_plugin.h).
+ */
+#include <sched.h>
+#include <stdlib.h>
+
+#include "mpi_plugin.h"
+
+struct mctx mdflt;
+
+static void sets_free(struct mctx *c)
+{
+    for (int i = 0; i < W_N; i++) {
+        free(c->ds[i].pe);
+        free(c->ds[i].has);
+        c->ds[i].pe = NULL;
+        c->ds[i].has = NULL;
+    }
+    free(c->ring);
+    c->ring = NULL;
+}
+
+int ctx_setup(struct mctx *c, int solo, MPI_Win rma[PSHM_NSEGS], int slot)
+{
+    int n = mg.svc->n_pes;
+    memset(c, 0, sizeof *c);
+    c->solo = (unsigned char)solo;
+    c->pool_slot = slot;
+    c->own_windows = slot >= 0;
+    for (int s = 0; s < PSHM_NSEGS; s++) {
+        c->win[W_RMA + s] = rma[s];
+        c->win[W_AMO + s] = c == &mdflt ? rma[s] : mdflt.win[s];
+    }
+    for (int i = 0; i < W_N; i++) {
+        c->ds[i].pe = malloc(sizeof(int) * (size_t)n);
+        c->ds[i].has = calloc((size_t)n, 1);
+        if (!c->ds[i].pe || !c->ds[i].has)
+            goto fail;
+    }
+    /* Only a context used by one thread at a time stages. */
+    if (solo && !(c->ring = malloc(RING_BYTES)))
+        goto fail;
+    return 0;
+fail:
+    sets_free(c);
+    return -1;
+}
+
+void ctx_teardown(struct mctx *c) { sets_free(c); }
+
+static void lock(unsigned *l)
+{
+    unsigned spins = 0;
+    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            if (++spins > 100)
+                sched_yield(); /* PEs may outnumber cores */
+}
+
+static void unlock(unsigned *l) { __atomic_store_n(l, 0u, __ATOMIC_RELEASE); }
+
+void dirty_add_locked(struct mctx *c, int i, int pe)
+{
+    struct dset *d = &c->ds[i];
+    if (__atomic_load_n(&d->has[pe], __ATOMIC_RELAXED))
+        return;
+    lock(&c->lock);
+    if (!d->has[pe]) {
+        d->has[pe] = 1;
+        d->pe[d->n++] = pe;
+        __atomic_store_n(&c->dirty[i], 1, __ATOMIC_RELAXED);
+    }
+    unlock(&c->lock);
+}
+
+/* Completes at their targets the operations of the PEs in ds[i]. */
+static void flush_solo(struct mctx *c, int i)
+{
+    struct dset *d = &c->ds[i];
+    for (int k = 0; k < d->n; k++) {
+        CHECK("MPI_Win_flush", MPI_Win_flush(d->pe[k], c->win[i]));
+        d->has[d->pe[k]] = 0;
+    }
+    d->n = 0;
+    c->dirty[i] = 0;
+}
+
+/* The same on a context threads share.  The set is emptied first, so that
+ * an operation issued meanwhile by another thread is recorded anew, and
+ * the lock is held until the flushes return, so that another thread's
+ * quiet, which may find the set empty, returns only after the operations
+ * it issued before are complete. */
+__attribute__((noinline)) static void flush_shared(struct mctx *c, int i)
+{
+    struct dset *d = &c->ds[i];
+    int copy[64], *list = copy;
+    lock(&c->lock);
+    int n = d->n;
+    if (n > (int)(sizeof copy / sizeof *copy) && !(list = malloc(sizeof(int) * (size_t)n))) {
+        unlock(&c->lock);
+        mg.svc->error("mpi transport: out of memory in quiet");
+        abort();
+    }
+    for (int k = 0; k < n; k++) {
+        list[k] = d->pe[k];
+        __atomic_store_n(&d->has[d->pe[k]], 0, __ATOMIC_RELAXED);
+    }
+    d->n = 0;
+    __atomic_store_n(&c->dirty[i], 0, __ATOMIC_RELAXED);
+    for (int k = 0; k < n; k++)
+        CHECK("MPI_Win_flush", MPI_Win_flush(list[k], c->win[i]));
+    unlock(&c->lock);
+    if (list != copy)
+        free(list);
+}
+
+/* No MPI_Win_sync after the flushes: windows over ordinary memory use
+ * MPI's unified model (checked at creation), where it is only a memory
+ * barrier, and the core's quiet issues a full fence before calling us. */
+__attribute__((noinline)) static void flush(struct mctx *c)
+{
+    note_progress();
+    for (int i = 0; i < W_N; i++) {
+        if (LIKELY(c->solo)) {
+            if (c->dirty[i])
+                flush_solo(c, i);
+        } else {
+            flush_shared(c, i);
+        }
+    }
+    /* Everything staged went to a flushed window: the ring is free. */
+    c->ring_used = 0;
+}
+
+/* The ring is full: complete everything, which frees it. */
+void ring_drain(struct mctx *c) { flush(c); }
+
+/* The common case costs a few loads: nothing issued since the last quiet
+ * (a put+quiet loop dirties one window of four). */
+_Static_assert(W_N == sizeof(uint32_t), "quiet reads the dirty flags as one word");
+
+void mpi_quiet(pshm_tctx t)
+{
+    struct mctx *c = MCTX(t);
+    uint32_t any;
+    memcpy(&any, c->dirty, sizeof any);
+    /* A shared context flushes even when its set looks empty: another
+     * thread may be flushing operations of ours (flush_shared). */
+    if (any || UNLIKELY(!c->solo))
+        flush(c);
+}
+
+/* MPI orders no two RMA operations (and we ask accumulates to be unordered
+ * too: accumulate_ordering=none), so ordering means completing. */
+void mpi_fence(pshm_tctx t) { mpi_quiet(t); }
+
+int mpi_ctx_create(long options, pshm_tctx *out)
+{
+    struct mctx *c = aligned_alloc(64, (sizeof *c + 63) & ~(size_t)63);
+    if (!c)
+        return -1;
+    MPI_Win w[PSHM_NSEGS];
+    int slot = win_pool_take(w);
+    if (slot < 0)
+        for (int s = 0; s < PSHM_NSEGS; s++)
+            w[s] = mdflt.win[s];
+    int solo = mg.thread_level < THREAD_MULTIPLE || (options & (CTX_PRIVATE | CTX_SERIALIZED));
+    if (ctx_setup(c, solo, w, slot)) {
+        if (slot >= 0)
+            win_pool_give(slot);
+        free(c);
+        mg.svc->error("mpi transport: out of memory for a context");
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+void mpi_ctx_destroy(pshm_tctx t)
+{
+    struct mctx *c = t;
+    if (!c)
+        return;
+    mpi_quiet(c);
+    if (c->pool_slot >= 0)
+        win_pool_give(c->pool_slot);
+    ctx_teardown(c);
+    free(c);
+}

@@ -1,0 +1,344 @@
+/*
+ * MPI itself: whether it can serve this job (query), starting it or using
+ * the program's, the checks that MPI ranks are our PEs, settings, and the
+ * plugin's descriptor.
+ *
+ * MPI cannot be initialized twice in a process, but OpenSHMEM can (a
+ * program may call shmem_init again after shmem_finalize).  So when the
+ * plugin starts MPI it keeps it, and itself, loaded until the process
+ * exits, and finalizes MPI then.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mpi_plugin.h"
+
+#define DEFAULT_INTERVAL_US 100
+#define POOL_MAX 64
+
+struct mpi_state mg;
+static pshm_transport_ops ops;
+static int active;         /* between init and fini */
+static int started_by_us;  /* MPI_Init_thread was ours (survives fini) */
+static int atexit_done;
+
+static const char *env(const pshm_core_services *svc, const char *name)
+{
+    const char *v = svc->getenv(name);
+    return v && *v ? v : NULL;
+}
+
+void mpi_fail(const char *what, int rc)
+{
+    char msg[MPI_MAX_ERROR_STRING + 1];
+    int len = 0;
+    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
+        len = snprintf(msg, sizeof msg, "error %d", rc);
+    msg[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
+    for (char *p = msg; *p; p++) /* MPICH's error stacks span lines */
+        if (*p == '\n')
+            *p = ' ';
+    mg.svc->error("mpi transport: %s failed: %s", what, msg);
+    abort();
+}
+
+/* ---- can MPI serve this job? ---------------------------------------- */
+
+static int env_int(const char *name, long *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    errno = 0;
+    *out = strtol(v, &end, 10);
+    return !errno && !*end;
+}
+
+/* Without MPI_Init: MPI will see the ranks its launcher gives it through
+ * PMI (MPICH's hydra sets PMI_RANK and PMI_SIZE, or PMI_ID with
+ * -pmi-port), and without any it starts as a singleton. */
+static int mpi_would_match(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    int inited = 0, fin = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&fin);
+    if (fin) {
+        snprintf(why, whylen, "MPI was finalized in this process and cannot start again");
+        return 0;
+    }
+    if (inited) {
+        int r = -1, n = 0;
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        MPI_Comm_size(MPI_COMM_WORLD, &n);
+        if (r != svc->my_pe || n != svc->n_pes) {
+            snprintf(why, whylen,
+                     "MPI_COMM_WORLD (rank %d of %d) is not this job (PE %d of %d): start it with "
+                     "one launcher for both",
+                     r, n, svc->my_pe, svc->n_pes);
+            return 0;
+        }
+        return 1;
+    }
+    long r = -1, n = -1;
+    int has_rank = env_int("PMI_RANK", &r) || env_int("PMI_ID", &r);
+    int has_size = env_int("PMI_SIZE", &n);
+    if (!has_rank && svc->n_pes == 1)
+        return 1; /* a singleton MPI for a 1-PE job */
+    if (!has_rank) {
+        snprintf(why, whylen,
+                 "the job's launcher gave MPI no PMI (PMI_RANK/PMI_SIZE unset): MPI would start "
+                 "each of the %d PEs as a singleton; launch with mpiexec",
+                 svc->n_pes);
+        return 0;
+    }
+    if (r != svc->my_pe || (has_size && n != svc->n_pes)) {
+        snprintf(why, whylen,
+                 "MPI's launcher says rank %ld of %ld, the job says PE %d of %d: launch with "
+                 "mpiexec alone",
+                 r, has_size ? n : -1L, svc->my_pe, svc->n_pes);
+        return 0;
+    }
+    return 1;
+}
+
+/* Below shm (10) on one node, below ofi (20) across nodes. */
+static int mpi_max_priority(const pshm_core_services *svc)
+{
+    return svc->n_local == svc->n_pes ? 3 : 15;
+}
+
+/* Cheap: looks at MPI's state and the environment, never starts MPI
+ * (shmem_info calls it). */
+static int mpi_query(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    if (!mpi_would_match(svc, why, whylen))
+        return -1;
+    return mpi_max_priority(svc);
+}
+
+/* ---- settings ------------------------------------------------------- */
+
+/* auto, or a boolean; -1 for auto. */
+static int tri(const char *name, int *out)
+{
+    const char *s = env(mg.svc, name);
+    *out = -1;
+    if (!s || !strcasecmp(s, "auto"))
+        return 0;
+    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcasecmp(s, "true"))
+        return *out = 1, 0;
+    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcasecmp(s, "false"))
+        return *out = 0, 0;
+    mg.svc->error("%s='%s' is not known; use auto, 1 or 0", name, s);
+    return -1;
+}
+
+static int number(const char *name, unsigned long lo, unsigned long hi, unsigned long dflt,
+                  const char *unit, unsigned long *out)
+{
+    const char *s = env(mg.svc, name);
+    *out = dflt;
+    if (!s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || *s == '-' || v < lo || v > hi) {
+        mg.svc->error("%s='%s' is not valid; use %s from %lu to %lu", name, s, unit, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* ---- starting MPI --------------------------------------------------- */
+
+static void finalize_at_exit(void)
+{
+    int fin = 1;
+    /* After a normal shmem_finalize only: a job ended by
+     * shmem_global_exit or a crash must not wait in MPI_Finalize. */
+    if (started_by_us && !active && MPI_Finalized(&fin) == MPI_SUCCESS && !fin)
+        MPI_Finalize();
+}
+
+/* Keeps this plugin, hence libmpich, loaded when the core closes it:
+ * MPI stays initialized for a later shmem_init and until exit. */
+static void pin_self(void)
+{
+    Dl_info info;
+    if (dladdr((void *)pin_self, &info) && info.dli_fname)
+        (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+static const char *level_name(int l)
+{
+    return l == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"
+           : l == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+           : l == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+                                        : "MPI_THREAD_SINGLE";
+}
+
+static int start_mpi(int required)
+{
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (inited) {
+        MPI_Query_thread(&mg.mpi_level);
+        return 0;
+    }
+    int rc = MPI_Init_thread(NULL, NULL, required, &mg.mpi_level);
+    if (rc != MPI_SUCCESS) {
+        mg.svc->error("mpi transport: MPI_Init_thread failed (error %d)", rc);
+        return -1;
+    }
+    started_by_us = 1;
+    pin_self();
+    if (!atexit_done) {
+        atexit(finalize_at_exit);
+        atexit_done = 1;
+    }
+    return 0;
+}
+
+/* ---- init / fini ---------------------------------------------------- */
+
+static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **out)
+{
+    char why[512];
+    memset(&mg, 0, sizeof mg);
+    mg.svc = svc;
+    mg.comm = MPI_COMM_NULL;
+    mg.thread_level = svc->thread_level;
+    const char *vb = env(svc, "SHMEM_MPI_VERBOSE");
+    mg.verbose = vb && strcmp(vb, "0") != 0;
+
+    int want_thread, coherent;
+    unsigned long interval, pool, stage_max;
+    if (tri("SHMEM_PROGRESS_THREAD", &want_thread) || tri("SHMEM_MPI_AMO_CPU_COHERENT", &coherent) ||
+        number("SHMEM_PROGRESS_INTERVAL", 1, 10000000ul, DEFAULT_INTERVAL_US, "microseconds",
+               &interval) ||
+        number("SHMEM_MPI_CTX_WINDOWS", 0, POOL_MAX, 0, "a count", &pool) ||
+        number("SHMEM_MPI_STAGE_MAX", 0, RING_BYTES / 4, STAGE_MAX_DEFAULT, "bytes", &stage_max))
+        return -1;
+    mg.pool_n = (int)pool;
+    mg.stage_max = stage_max;
+    if (!mpi_would_match(svc, why, sizeof why)) {
+        svc->error("mpi transport: %s", why);
+        return -1;
+    }
+
+    /* A progress thread calls MPI beside the program: MULTIPLE. */
+    int required = want_thread != 0 || mg.thread_level == THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                   : mg.thread_level == THREAD_SERIALIZED                 ? MPI_THREAD_SERIALIZED
+                                                                          : MPI_THREAD_FUNNELED;
+    if (start_mpi(required))
+        return -1;
+    int need = mg.thread_level == THREAD_MULTIPLE     ? MPI_THREAD_MULTIPLE
+               : mg.thread_level == THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
+               : want_thread == 1                     ? MPI_THREAD_MULTIPLE
+                                                      : MPI_THREAD_FUNNELED;
+    if (mg.mpi_level < need) {
+        svc->error("mpi transport: MPI provides %s, %s needs %s", level_name(mg.mpi_level),
+                   want_thread == 1 && need == MPI_THREAD_MULTIPLE && mg.thread_level < THREAD_MULTIPLE
+                       ? "SHMEM_PROGRESS_THREAD=1"
+                       : "the thread level the program asked for",
+                   level_name(need));
+        return -1;
+    }
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &mg.comm);
+    if (rc != MPI_SUCCESS) {
+        svc->error("mpi transport: MPI_Comm_dup(MPI_COMM_WORLD) failed");
+        return -1;
+    }
+    MPI_Comm_set_errhandler(mg.comm, MPI_ERRORS_RETURN);
+    int r, n;
+    MPI_Comm_rank(mg.comm, &r);
+    MPI_Comm_size(mg.comm, &n);
+    if (r != svc->my_pe || n != svc->n_pes) {
+        svc->error("mpi transport: MPI_COMM_WORLD (rank %d of %d) is not this job (PE %d of %d)",
+                   r, n, svc->my_pe, svc->n_pes);
+        goto fail_comm;
+    }
+    if (win_open_all())
+        goto fail_comm;
+    active = 1;
+    int thread = want_thread != 0 && mg.mpi_level == MPI_THREAD_MULTIPLE;
+    if (thread && progress_start((unsigned)interval)) {
+        svc->error("mpi transport: cannot start the progress thread");
+        goto fail_win;
+    }
+
+    memset(&ops, 0, sizeof ops);
+    /* Not CPU-coherent: MPICH applies accumulates in the target's progress
+     * engine with ordinary loads and stores, not atomic instructions.  The
+     * override exists to show what that costs (docs/mpi.md). */
+    ops.caps = (coherent == 1 ? PSHM_CAP_AMO_CPU_COHERENT : 0) | PSHM_CAP_NEEDS_PROGRESS |
+               (mg.thread_level == THREAD_MULTIPLE ? PSHM_CAP_THREAD_SAFE : 0);
+    ops.max_inject = mdflt.solo ? mg.stage_max : 0;
+    ops.ctx_create = mpi_ctx_create;
+    ops.ctx_destroy = mpi_ctx_destroy;
+    ops.put = mpi_put;
+    ops.get = mpi_get;
+    ops.put_nbi = mpi_put_nbi;
+    ops.get_nbi = mpi_get_nbi;
+    ops.amo = mpi_amo;
+    ops.fence = mpi_fence;
+    ops.quiet = mpi_quiet;
+    ops.progress = mpi_progress;
+    if (mg.verbose && svc->my_pe == 0) {
+        char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        MPI_Get_library_version(lib, &len);
+        for (char *p = lib; *p; p++)
+            if (*p == '\t')
+                *p = ' ';
+        char *nl = strchr(lib, '\n');
+        if (nl)
+            *nl = '\0';
+        fprintf(stderr,
+                "mpi transport: %s; MPI %s by %s, %s; progress thread %s; %d context window "
+                "pair(s); puts up to %zu B staged\n",
+                lib, started_by_us ? "started" : "already running",
+                started_by_us ? "the plugin" : "the program", level_name(mg.mpi_level),
+                progress_running() ? "on" : "off", mg.pool_n, mg.stage_max);
+    }
+    *out = &ops;
+    return 0;
+
+fail_win:
+    active = 0;
+    win_close_all();
+fail_comm:
+    MPI_Comm_free(&mg.comm);
+    return -1;
+}
+
+/* The core ran a barrier before this (every PE completed its operations),
+ * so freeing the windows, which is collective, waits for no one's RMA. */
+static void mpi_fini(void)
+{
+    if (!active)
+        return;
+    mpi_quiet(NULL);
+    progress_stop();
+    win_close_all();
+    MPI_Comm_free(&mg.comm);
+    active = 0;
+}
+
+__attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
+    .abi_version = PSHM_TRANSPORT_ABI_VERSION,
+    .size = sizeof(pshm_transport_desc),
+    .name = "mpi",
+    .description = "MPI-3 one-sided communication (MPICH): one window per segment",
+    .query = mpi_query,
+    .init = mpi_init,
+    .fini = mpi_fini,
+    .max_priority = mpi_max_priority,
+};

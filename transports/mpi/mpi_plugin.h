@@ -1,0 +1,175 @@
+/*
+ * The mpi transport: state shared by its files.  RMA and atomics are MPI-3
+ * one-sided operations on windows created over the segments the core maps,
+ * each locked once for the whole job (MPI_Win_lock_all), so no operation
+ * opens or closes an epoch.
+ *
+ * Files: mpi_init.c (MPI itself, query, init, fini), mpi_win.c (windows and
+ * their pool), mpi_ctx.c (contexts, quiet, fence), mpi_rma.c (put, get),
+ * mpi_amo.c (atomics), mpi_progress.c (progress and its thread).
+ */
+#ifndef PSHM_MPI_PLUGIN_H
+#define PSHM_MPI_PLUGIN_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "transport.h"
+
+/* Values of shmem.h; a plugin sees transport.h only. */
+#define CTX_SERIALIZED (1L << 0)
+#define CTX_PRIVATE (1L << 1)
+#define THREAD_SERIALIZED 2
+#define THREAD_MULTIPLE 3
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define HIDDEN __attribute__((visibility("hidden")))
+
+/* Bytes of the staging ring of a context, and the largest put copied into
+ * it (see stage()). */
+#define RING_BYTES (64u * 1024u)
+#define STAGE_MAX_DEFAULT 256u
+
+/* Windows a context issues on: its own for RMA (rma[]), and for atomics
+ * always the default context's (amo[]): MPI makes accumulates atomic only
+ * among operations on one window, so every AMO on a word must go through
+ * the same one whatever the context. */
+enum { W_RMA = 0, W_AMO = PSHM_NSEGS, W_N = 2 * PSHM_NSEGS };
+
+/* The PEs a context sent operations to on one window since its last
+ * quiet, which quiet then flushes one by one.  Not MPI_Win_flush_all:
+ * with MPICH 4.0.2 (ch4:ucx), while another thread polled MPI (our
+ * progress thread), it returned before a 4 MiB get had arrived in 9 to 15
+ * of 40 tries; MPI_Win_flush per target never did (see docs/mpi.md). */
+struct dset {
+    int n;
+    int *pe;            /* n PEs, in the order first used */
+    unsigned char *has; /* has[pe]: pe is in the list */
+};
+
+struct mctx {
+    MPI_Win win[W_N];
+    /* dirty[i]: ds[i] is not empty (one load per window tells quiet
+     * whether there is anything to do). */
+    unsigned char dirty[W_N];
+    /* This context is never used by two threads at once: it may stage
+     * operands in its ring instead of waiting for local completion, and
+     * its dirty sets need no lock. */
+    unsigned char solo;
+    unsigned char own_windows; /* rma[] came from the pool */
+    unsigned lock;             /* the dirty sets of a shared context */
+    int pool_slot;
+    struct dset ds[W_N];
+    /* Staging ring: small put sources and AMO operands are copied here so
+     * that an operation returns without waiting for its local completion;
+     * the ring is reused after a quiet, which a full ring forces. */
+    size_t ring_used;
+    unsigned char *ring;
+};
+
+struct mpi_state {
+    const pshm_core_services *svc;
+    MPI_Comm comm;      /* a dup of MPI_COMM_WORLD: our ranks are PEs */
+    int we_initialized; /* MPI_Init was ours: MPI_Finalize at exit is ours too */
+    int mpi_level;      /* what MPI provides */
+    int thread_level;   /* what the program asked of OpenSHMEM */
+    size_t stage_max;   /* put sizes staged in the ring */
+    int pool_n;         /* window pairs created for contexts */
+    MPI_Win (*pool)[PSHM_NSEGS];
+    unsigned char *pool_used;
+    int verbose;
+    int poked; /* the program entered MPI since the progress thread last looked */
+};
+
+extern struct mpi_state mg HIDDEN;
+extern struct mctx mdflt HIDDEN;
+
+#define MCTX(t) ((t) ? (struct mctx *)(t) : &mdflt)
+
+/* An MPI call failed: one line naming it and MPI's reason, then abort. */
+__attribute__((noreturn, cold)) void mpi_fail(const char *what, int rc) HIDDEN;
+
+#define CHECK(what, call)                                                                          \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (UNLIKELY(rc_ != MPI_SUCCESS))                                                          \
+            mpi_fail(what, rc_);                                                                   \
+    } while (0)
+
+/* mpi_win.c */
+int win_open_all(void) HIDDEN;
+void win_close_all(void) HIDDEN;
+int win_pool_take(MPI_Win out[PSHM_NSEGS]) HIDDEN;
+void win_pool_give(int slot) HIDDEN;
+
+/* mpi_ctx.c */
+int ctx_setup(struct mctx *c, int solo, MPI_Win rma[PSHM_NSEGS], int slot) HIDDEN;
+void ctx_teardown(struct mctx *c) HIDDEN;
+void ring_drain(struct mctx *c) HIDDEN;
+void mpi_quiet(pshm_tctx t) HIDDEN;
+void mpi_fence(pshm_tctx t) HIDDEN;
+int mpi_ctx_create(long options, pshm_tctx *out) HIDDEN;
+void mpi_ctx_destroy(pshm_tctx t) HIDDEN;
+
+/* mpi_rma.c, mpi_amo.c */
+void mpi_put(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len) HIDDEN;
+void mpi_put_nbi(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len) HIDDEN;
+void mpi_get(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDDEN;
+void mpi_get_nbi(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDDEN;
+void mpi_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
+             const void *compare, void *fetch, int nbi) HIDDEN;
+
+/* mpi_progress.c */
+void mpi_progress(void) HIDDEN;
+int progress_start(unsigned interval_us) HIDDEN;
+void progress_stop(void) HIDDEN;
+int progress_running(void) HIDDEN;
+
+/* The program is inside MPI, which progresses: the thread may rest. */
+static inline void note_progress(void) { __atomic_store_n(&mg.poked, 1, __ATOMIC_RELAXED); }
+
+void dirty_add_locked(struct mctx *c, int i, int pe) HIDDEN;
+
+/* Records that win[i] holds operations to pe that a quiet must complete.
+ * Called after the operation is issued: a quiet of another thread that
+ * takes the set first flushes what was issued before it. */
+static inline void mark_dirty(struct mctx *c, int i, int pe)
+{
+    struct dset *d = &c->ds[i];
+    if (LIKELY(c->solo)) {
+        if (LIKELY(d->has[pe]))
+            return;
+        d->has[pe] = 1;
+        d->pe[d->n++] = pe;
+        c->dirty[i] = 1;
+        return;
+    }
+    dirty_add_locked(c, i, pe);
+}
+
+/* A copy of len bytes of src in c's ring, to be the origin of an
+ * operation; NULL if c cannot stage (shared by threads).  A full ring is
+ * emptied by a quiet first. */
+static inline void *stage(struct mctx *c, const void *src, size_t len)
+{
+    if (UNLIKELY(!c->solo))
+        return NULL;
+    size_t need = (len + 7) & ~(size_t)7;
+    if (UNLIKELY(c->ring_used + need > RING_BYTES))
+        ring_drain(c);
+    unsigned char *p = c->ring + c->ring_used;
+    c->ring_used += need;
+    if (len == 8) { /* the common size, without a call into memcpy */
+        uint64_t v;
+        memcpy(&v, src, 8);
+        memcpy(p, &v, 8);
+    } else {
+        memcpy(p, src, len);
+    }
+    return p;
+}
+
+#endif

@@ -40,6 +40,12 @@ sleep 0.2
 new=$(ls /dev/shm 2>/dev/null | sort | comm -13 "$before" - |
     grep -E -- "^[0-9]+:[0-9]+:[0-9]+$|^ucx|^mpich" | tr "\n" " ")
 rm -f "$before"
+# Objects named after their owner's pid (PID:N:N): one whose process still
+# runs belongs to another job on this machine, not to ours.
+new=$(for o in $new; do
+    case $o in [0-9]*:*) [ -d "/proc/${o%%:*}" ] && continue ;; esac
+    printf '%s ' "$o"
+done)
 if [ -n "$new" ]; then
     echo "run_mpi: left in /dev/shm: $new"; status=1
 fi

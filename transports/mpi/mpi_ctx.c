@@ -101,8 +101,7 @@ __attribute__((noinline)) static void flush_shared(struct mctx *c, int i)
     int n = d->n;
     if (n > (int)(sizeof copy / sizeof *copy) && !(list = malloc(sizeof(int) * (size_t)n))) {
         unlock(&c->lock);
-        mg.svc->error("mpi transport: out of memory in quiet");
-        abort();
+        mg.svc->fatal("mpi transport: out of memory in quiet");
     }
     for (int k = 0; k < n; k++) {
         list[k] = d->pe[k];

@@ -42,8 +42,9 @@ void mpi_fail(const char *what, int rc)
     for (char *p = msg; *p; p++) /* MPICH's error stacks span lines */
         if (*p == '\n')
             *p = ' ';
-    mg.svc->error("mpi transport: %s failed: %s", what, msg);
-    abort();
+    /* The core ends the whole job through the launcher: abort() here
+     * would leave the other PEs waiting for this one. */
+    mg.svc->fatal("mpi transport: %s failed: %s", what, msg);
 }
 
 /* ---- can MPI serve this job? ---------------------------------------- */
@@ -122,6 +123,10 @@ static int mpi_query(const pshm_core_services *svc, char *why, size_t whylen)
 }
 
 /* ---- settings ------------------------------------------------------- */
+
+/* The core checks each value's form against the descriptor's table
+ * (settings[] below) before init, so a bad one stops shmem_init with one
+ * line; ranges and meanings are read here. */
 
 /* auto, or a boolean; -1 for auto. */
 static int tri(const char *name, int *out)
@@ -215,17 +220,17 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     mg.svc = svc;
     mg.comm = MPI_COMM_NULL;
     mg.thread_level = svc->thread_level;
-    const char *vb = env(svc, "SHMEM_MPI_VERBOSE");
-    mg.verbose = vb && strcmp(vb, "0") != 0;
 
-    int want_thread, coherent;
+    int want_thread, coherent, verbose;
     unsigned long interval, pool, stage_max;
     if (tri("SHMEM_PROGRESS_THREAD", &want_thread) || tri("SHMEM_MPI_AMO_CPU_COHERENT", &coherent) ||
+        tri("SHMEM_MPI_VERBOSE", &verbose) ||
         number("SHMEM_PROGRESS_INTERVAL", 1, 10000000ul, DEFAULT_INTERVAL_US, "microseconds",
                &interval) ||
         number("SHMEM_MPI_CTX_WINDOWS", 0, POOL_MAX, 0, "a count", &pool) ||
         number("SHMEM_MPI_STAGE_MAX", 0, RING_BYTES / 4, STAGE_MAX_DEFAULT, "bytes", &stage_max))
         return -1;
+    mg.verbose = verbose == 1;
     mg.pool_n = (int)pool;
     mg.stage_max = stage_max;
     if (!mpi_would_match(svc, why, sizeof why)) {
@@ -239,14 +244,22 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
                                                                           : MPI_THREAD_FUNNELED;
     if (start_mpi(required))
         return -1;
+    /* SHMEM_THREAD_MULTIPLE on an MPI (the program's) below
+     * MPI_THREAD_MULTIPLE: serve it serialized.  Without
+     * PSHM_CAP_THREAD_SAFE the core provides SHMEM_THREAD_SERIALIZED and
+     * calls one op at a time, as the standard allows, instead of failing
+     * shmem_init_thread. */
+    if (mg.thread_level == THREAD_MULTIPLE && mg.mpi_level < MPI_THREAD_MULTIPLE &&
+        want_thread != 1)
+        mg.thread_level = THREAD_SERIALIZED;
     int need = mg.thread_level == THREAD_MULTIPLE     ? MPI_THREAD_MULTIPLE
                : mg.thread_level == THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                : want_thread == 1                     ? MPI_THREAD_MULTIPLE
                                                       : MPI_THREAD_FUNNELED;
     if (mg.mpi_level < need) {
         svc->error("mpi transport: MPI provides %s, %s needs %s", level_name(mg.mpi_level),
-                   want_thread == 1 && need == MPI_THREAD_MULTIPLE && mg.thread_level < THREAD_MULTIPLE
-                       ? "SHMEM_PROGRESS_THREAD=1"
+                   /* a program's MULTIPLE alone was served serialized above */
+                   want_thread == 1 && need == MPI_THREAD_MULTIPLE ? "SHMEM_PROGRESS_THREAD=1"
                        : "the thread level the program asked for",
                    level_name(need));
         return -1;
@@ -275,12 +288,15 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     }
 
     memset(&ops, 0, sizeof ops);
+    ops.hdr = (pshm_abi_header)PSHM_ABI_HEADER(pshm_transport_ops);
     /* Not CPU-coherent: MPICH applies accumulates in the target's progress
      * engine with ordinary loads and stores, not atomic instructions.  The
-     * override exists to show what that costs (docs/mpi.md). */
-    ops.caps = (coherent == 1 ? PSHM_CAP_AMO_CPU_COHERENT : 0) | PSHM_CAP_NEEDS_PROGRESS |
+     * override exists to show what that costs (docs/mpi.md).  Shared
+     * contexts lock their state at SHMEM_THREAD_MULTIPLE only; below it
+     * the core serializes calls and caps the level it provides.  Targets
+     * need progress: a non-NULL ops.progress says so. */
+    ops.caps = (coherent == 1 ? PSHM_CAP_AMO_CPU_COHERENT : 0) |
                (mg.thread_level == THREAD_MULTIPLE ? PSHM_CAP_THREAD_SAFE : 0);
-    ops.max_inject = mdflt.solo ? mg.stage_max : 0;
     ops.ctx_create = mpi_ctx_create;
     ops.ctx_destroy = mpi_ctx_destroy;
     ops.put = mpi_put;
@@ -332,13 +348,35 @@ static void mpi_fini(void)
     active = 0;
 }
 
+/* Listed by shmem_info and the README (component "transport mpi").  The
+ * progress-thread pair has the ofi and ucx transports' names: one job runs
+ * one network transport, and users set them the same way for each. */
+static const pshm_setting settings[] = {
+    {"SHMEM_PROGRESS_THREAD", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
+     "mpi transport: progress thread serving peers while the program computes (auto: on when MPI "
+     "provides MPI_THREAD_MULTIPLE; 1 or 0)"},
+    {"SHMEM_PROGRESS_INTERVAL", PSHM_SETTING_UINT, "100", NULL,
+     "mpi transport: microseconds between progress-thread polls (1 to 10000000)"},
+    {"SHMEM_MPI_CTX_WINDOWS", PSHM_SETTING_UINT, "0", NULL,
+     "mpi transport: window pairs made at shmem_init for contexts (0..64); a context without "
+     "one shares the default context's windows"},
+    {"SHMEM_MPI_STAGE_MAX", PSHM_SETTING_UINT, "256", NULL,
+     "mpi transport: puts up to this many bytes are copied and left in flight (0..16384)"},
+    {"SHMEM_MPI_AMO_CPU_COHERENT", PSHM_SETTING_BOOL, "0", NULL,
+     "mpi transport: declare MPI's atomics coherent with CPU atomics (1 is unsafe with MPICH; "
+     "for measurements)"},
+    {"SHMEM_MPI_VERBOSE", PSHM_SETTING_BOOL, "0", NULL,
+     "mpi transport: 1: PE 0 prints the MPI library and modes chosen"},
+    {NULL, 0, NULL, NULL, NULL},
+};
+
 __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
-    .abi_version = PSHM_TRANSPORT_ABI_VERSION,
-    .size = sizeof(pshm_transport_desc),
+    .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
     .name = "mpi",
     .description = "MPI-3 one-sided communication (MPICH): one window per segment",
     .query = mpi_query,
     .init = mpi_init,
     .fini = mpi_fini,
     .max_priority = mpi_max_priority,
+    .settings = settings,
 };

@@ -89,7 +89,8 @@ extern struct mctx mdflt HIDDEN;
 
 #define MCTX(t) ((t) ? (struct mctx *)(t) : &mdflt)
 
-/* An MPI call failed: one line naming it and MPI's reason, then abort. */
+/* An MPI call failed: one line naming it and MPI's reason, then the job
+ * ends (svc->fatal). */
 __attribute__((noreturn, cold)) void mpi_fail(const char *what, int rc) HIDDEN;
 
 #define CHECK(what, call)                                                                          \

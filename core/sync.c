@@ -168,7 +168,13 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
     if (!w->sleep) {
         /* PEs may outnumber cores: let the PE we wait for run, and sleep
          * only once that has lasted YIELD_NS. */
-        if (!pshm_cfg.wait_sleep_us || !pshm_g.sleep_at) {
+        /* A transport that needs this PE's progress (ofi, ucx, mpi) must
+         * be polled, and nothing would wake a futex for its traffic: the
+         * PE keeps yielding.  Sleeping there took udp;ofi_rxd into a hang
+         * (a peer's quiet waiting for acknowledgements of this PE's
+         * naps).  A plugin's blocking wait (ABI 2.1 wait_local) is the
+         * way to sleep over a network. */
+        if (!pshm_cfg.wait_sleep_us || !pshm_g.sleep_at || pshm_g.tp_progress) {
             sched_yield();
             return;
         }
@@ -197,9 +203,8 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
     long rc = futex(&w->sleep->seq, FUTEX_WAIT, w->seq, &ts);
     w->timed_out = rc != 0 && errno == ETIMEDOUT;
     w->seq = __atomic_load_n(&w->sleep->seq, __ATOMIC_SEQ_CST);
-    /* A transport that needs our progress keeps getting it every first
-     * nap; otherwise naps grow while nothing happens. */
-    if (w->timed_out && !pshm_g.tp_progress) {
+    /* Naps grow while nothing happens. */
+    if (w->timed_out) {
         w->nap_us *= 2;
         if (w->nap_us > pshm_cfg.wait_sleep_us)
             w->nap_us = pshm_cfg.wait_sleep_us;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # PlugSHMEM programs under MPICH's hydra (mpiexec.hydra), which speaks PMI,
-# not PMIx: one job of N PEs (never N singletons), node locality, the shm
-# and ofi transports, shmem_global_exit, crashes, and wrong PMI
+# not PMIx: one job of N PEs (never N singletons), node locality, the shm,
+# ofi, ucx and mpi transports, shmem_global_exit, crashes, and wrong PMI
 # environments that must stop with one line naming the launcher.
 #
 #   test_hydra.sh LAUNCH_PROBE PMI_ALLGATHER [MPI_PROBE]
@@ -60,6 +60,20 @@ hydra -n 4 env SHMEM_TRANSPORT=ofi "FI_PROVIDER=tcp;ofi_rxm" SHMEM_BYPASS=0 "$PR
 expect_rc 0
 expect_pes 4 1 ofi pmi
 end
+
+# The other network transports, where this build has them: every put and
+# AMO crosses UCX or MPI (MPICH joins the same PMI-1 job).
+for tp in ucx mpi; do
+    begin "$tp, bypass off, 4 PEs"
+    if [ -e "${PLUGSHMEM_BUILD:-/nonexistent}/transports/$tp/transport-$tp.so" ]; then
+        hydra -n 4 env SHMEM_TRANSPORT=$tp SHMEM_BYPASS=0 "$PROBE" "" "$marker"
+        expect_rc 0
+        expect_pes 4 1 $tp pmi
+        end
+    else
+        skip_case "transport-$tp.so is not built"
+    fi
+done
 
 for opt in "" -pmi-port; do
     begin "bootstrap exchanges of 0 B to 70 kB (many PMI values)${opt:+, $opt}, 3 PEs"

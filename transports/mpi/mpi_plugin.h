@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "transport.h"
+#include "../common/progress_thread.h"
 
 /* Values of shmem.h; a plugin sees transport.h only. */
 #define CTX_SERIALIZED (1L << 0)
@@ -81,7 +82,6 @@ struct mpi_state {
     MPI_Win (*pool)[PSHM_NSEGS];
     unsigned char *pool_used;
     int verbose;
-    int poked; /* the program entered MPI since the progress thread last looked */
 };
 
 extern struct mpi_state mg HIDDEN;
@@ -130,7 +130,9 @@ void progress_stop(void) HIDDEN;
 int progress_running(void) HIDDEN;
 
 /* The program is inside MPI, which progresses: the thread may rest. */
-static inline void note_progress(void) { __atomic_store_n(&mg.poked, 1, __ATOMIC_RELAXED); }
+/* The progress thread (mpi_progress.c), told when the program entered MPI. */
+extern struct pshm_progress_thread mpi_pt;
+static inline void note_progress(void) { pshm_progress_poke(&mpi_pt); }
 
 void dirty_add_locked(struct mctx *c, int i, int pe) HIDDEN;
 

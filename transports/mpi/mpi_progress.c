@@ -4,22 +4,12 @@
  * call mpi_progress(), and a thread does the same for a PE that computes
  * without calling the library.  The thread needs MPI_THREAD_MULTIPLE.
  */
-#include <pthread.h>
-#include <time.h>
-
 #include "mpi_plugin.h"
 
-/* While the program itself keeps entering MPI the thread has nothing to
- * do, and its wake-ups (and MPI's lock, which it takes) only cost the
- * program: it then sleeps up to BACKOFF intervals. */
-#define BACKOFF 16u
-
-static struct {
-    pthread_t thread;
-    int on;
-    int stop;
-    unsigned interval_us;
-} pg;
+/* The thread's round: one poke of MPI.  (The back-off while the program
+ * itself keeps entering MPI, whose lock the thread takes, is the shared
+ * one: ../common/progress_thread.h.) */
+struct pshm_progress_thread mpi_pt;
 
 static inline void poke(void)
 {
@@ -29,47 +19,17 @@ static inline void poke(void)
 
 void mpi_progress(void)
 {
-    __atomic_store_n(&mg.poked, 1, __ATOMIC_RELAXED);
+    pshm_progress_poke(&mpi_pt);
     poke();
-}
-
-static void *progress_main(void *arg)
-{
-    (void)arg;
-    unsigned mult = 1;
-    while (!__atomic_load_n(&pg.stop, __ATOMIC_ACQUIRE)) {
-        unsigned long us = (unsigned long)pg.interval_us * mult;
-        struct timespec ts = {.tv_sec = (time_t)(us / 1000000u),
-                              .tv_nsec = (long)(us % 1000000u) * 1000};
-        nanosleep(&ts, NULL);
-        if (__atomic_exchange_n(&mg.poked, 0, __ATOMIC_RELAXED)) {
-            if (mult < BACKOFF)
-                mult *= 2;
-            continue;
-        }
-        mult = 1;
-        poke();
-    }
-    return NULL;
 }
 
 int progress_start(unsigned interval_us)
 {
-    pg.interval_us = interval_us;
-    __atomic_store_n(&pg.stop, 0, __ATOMIC_RELEASE);
-    if (pthread_create(&pg.thread, NULL, progress_main, NULL))
-        return -1;
-    pg.on = 1;
-    return 0;
+    mpi_pt.interval_us = interval_us;
+    mpi_pt.serve = poke;
+    return pshm_progress_start(&mpi_pt);
 }
 
-void progress_stop(void)
-{
-    if (!pg.on)
-        return;
-    __atomic_store_n(&pg.stop, 1, __ATOMIC_RELEASE);
-    pthread_join(pg.thread, NULL);
-    pg.on = 0;
-}
+void progress_stop(void) { pshm_progress_stop(&mpi_pt); }
 
-int progress_running(void) { return pg.on; }
+int progress_running(void) { return mpi_pt.on; }

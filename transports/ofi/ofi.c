@@ -42,6 +42,7 @@
 #include <rdma/fi_rma.h>
 
 #include "transport.h"
+#include "../common/progress_thread.h"
 
 #define OFI_API FI_VERSION(1, 17)
 
@@ -102,11 +103,7 @@ static struct {
     int manual;         /* the provider progresses only when called */
     int rxd;            /* an ofi_rxd stack: see rxd_prime() */
     int thread_level;
-    pthread_t thread;
-    int thread_on;
-    int thread_stop;
-    unsigned interval_us;
-    int poked; /* the program called progress since the thread last looked */
+    struct pshm_progress_thread pt;
     char prov[64];
 } g;
 
@@ -209,7 +206,7 @@ static void progress_target(void)
 
 static void ofi_progress(void)
 {
-    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    pshm_progress_poke(&g.pt);
     progress_target();
 }
 
@@ -231,7 +228,7 @@ static inline void drive(struct octx *c, unsigned *spins)
 static void wait_all(struct octx *c)
 {
     unsigned spins = 0;
-    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    pshm_progress_poke(&g.pt);
     while (fi_cntr_read(c->cntr) < c->issued) {
         /* A failed operation bumps the error count instead: look now and
          * then, so that the loop cannot spin forever on a failure. */
@@ -487,7 +484,7 @@ static void ofi_quiet(pshm_tctx t)
     else if (fi_cntr_read(c->cntr) < c->issued)
         wait_all(c);
     else if (c == &dflt) /* that read served the target endpoint: the thread may rest */
-        __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+        pshm_progress_poke(&g.pt);
     LEAVE(c);
 }
 
@@ -627,52 +624,22 @@ static void ofi_ctx_destroy(pshm_tctx t)
 
 /* ---- progress thread ------------------------------------------------ */
 
-/* While the program keeps calling the library the thread has nothing to
- * do, and its wake-ups alone (two context switches each, on cores the PEs
- * may share) cost latency: it sleeps up to PROGRESS_BACKOFF intervals then,
- * and returns to one interval as soon as it finds the program away. */
-#define PROGRESS_BACKOFF 16u
-
-static void *progress_main(void *arg)
+/* The thread's round: poll the default endpoint under its lock. */
+static void serve_default(void)
 {
-    (void)arg;
-    unsigned mult = 1;
-    while (!__atomic_load_n(&g.thread_stop, __ATOMIC_ACQUIRE)) {
-        unsigned long us = (unsigned long)g.interval_us * mult;
-        struct timespec ts = {.tv_sec = (time_t)(us / 1000000u),
-                              .tv_nsec = (long)(us % 1000000u) * 1000};
-        nanosleep(&ts, NULL);
-        if (__atomic_exchange_n(&g.poked, 0, __ATOMIC_RELAXED)) {
-            if (mult < PROGRESS_BACKOFF)
-                mult *= 2;
-            continue;
-        }
-        mult = 1;
-        lock(&dflt.lock);
-        poll_ep(&dflt);
-        unlock(&dflt.lock);
-    }
-    return NULL;
+    lock(&dflt.lock);
+    poll_ep(&dflt);
+    unlock(&dflt.lock);
 }
 
 static int start_thread(void)
 {
-    __atomic_store_n(&g.thread_stop, 0, __ATOMIC_RELEASE);
     dflt.locked = 1;
-    if (pthread_create(&g.thread, NULL, progress_main, NULL))
-        return -1;
-    g.thread_on = 1;
-    return 0;
+    g.pt.serve = serve_default;
+    return pshm_progress_start(&g.pt);
 }
 
-static void stop_thread(void)
-{
-    if (!g.thread_on)
-        return;
-    __atomic_store_n(&g.thread_stop, 1, __ATOMIC_RELEASE);
-    pthread_join(g.thread, NULL);
-    g.thread_on = 0;
-}
+static void stop_thread(void) { pshm_progress_stop(&g.pt); }
 
 /* ---- provider selection --------------------------------------------- */
 
@@ -1060,7 +1027,7 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     if (choose_completion() || (coherent = amo_cpu_coherent()) < 0 ||
         tri("SHMEM_PROGRESS_THREAD", &want_thread))
         goto fail;
-    g.interval_us = DEFAULT_INTERVAL_US;
+    g.pt.interval_us = DEFAULT_INTERVAL_US;
     const char *iv = env(svc, "SHMEM_PROGRESS_INTERVAL");
     if (iv) {
         char *end;
@@ -1072,7 +1039,7 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
                        iv);
             goto fail;
         }
-        g.interval_us = (unsigned)v;
+        g.pt.interval_us = (unsigned)v;
     }
     /* The endpoint's default completion level for fi_write/fi_read. */
     g.info->tx_attr->op_flags = g.put_flags;
@@ -1174,7 +1141,7 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
                 "delivery-complete puts %s atomics %s%s, CPU-coherent atomics %s\n",
                 g.prov, g.info->domain_attr->name,
                 fi_tostr(&g.info->domain_attr->mr_mode, FI_TYPE_MR_MODE), g.inject,
-                g.manual ? "manual" : "auto", g.thread_on ? " + thread" : "",
+                g.manual ? "manual" : "auto", g.pt.on ? " + thread" : "",
                 g.put_flags ? "yes" : "no", g.amo_flags ? "yes" : "no",
                 g.amo_flush ? " (flushed at quiet)" : "", coherent ? "yes" : "no");
     *out = &ops;
@@ -1196,7 +1163,7 @@ static void ofi_fini(void)
      * operations (target-driven providers), and closing first would strand
      * it. */
     ofi_quiet(NULL);
-    if (!g.thread_on && g.manual)
+    if (!g.pt.on && g.manual)
         start_thread();
     g.svc->barrier();
     teardown();

@@ -15,6 +15,8 @@
 
 #include <ucp/api/ucp.h>
 
+#include "../common/progress_thread.h"
+
 #include "transport.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
@@ -74,10 +76,7 @@ struct ucx_global {
     int coherent;
     int verbose;
     /* progress thread */
-    int thread_on;
-    int thread_stop;
-    unsigned interval_us;
-    int poked;
+    struct pshm_progress_thread pt;
     char tls[128]; /* the transports UCX was told to use, for messages */
 };
 

@@ -135,7 +135,7 @@ static int read_settings(int *want_thread)
     const pshm_core_services *svc = g.svc;
     if (ucx_tri("SHMEM_PROGRESS_THREAD", want_thread))
         return -1;
-    g.interval_us = DEFAULT_INTERVAL_US;
+    g.pt.interval_us = DEFAULT_INTERVAL_US;
     const char *iv = ucx_env("SHMEM_PROGRESS_INTERVAL");
     if (iv) {
         char *end;
@@ -147,7 +147,7 @@ static int read_settings(int *want_thread)
                        iv);
             return -1;
         }
-        g.interval_us = (unsigned)v;
+        g.pt.interval_us = (unsigned)v;
     }
     const char *conn = ucx_env("SHMEM_UCX_CONNECT");
     if (conn && strcasecmp(conn, "lazy") && strcasecmp(conn, "eager")) {
@@ -264,7 +264,7 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     int thread = want_thread >= 0 ? want_thread : 1; /* every UCX path needs target progress */
     if (!thread)
         ucx_thread_stop();
-    dflt.locked = g.thread_on || g.thread_level == THREAD_MULTIPLE;
+    dflt.locked = g.pt.on || g.thread_level == THREAD_MULTIPLE;
 
     memset(&ops, 0, sizeof ops);
     ops.hdr = (pshm_abi_header)PSHM_ABI_HEADER(pshm_transport_ops);
@@ -289,7 +289,7 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
                 "%s; CPU-coherent atomics %s; fetching and/or/xor %s (self-test: UCX-allocated "
                 "memory %s, registered memory %s)\n",
                 ucp_get_version_string(), g.tls, res, g.eager ? "eager" : "lazy",
-                g.thread_on ? "on" : "off", g.coherent ? "yes" : "no",
+                g.pt.on ? "on" : "off", g.coherent ? "yes" : "no",
                 g.fetch_bitwise_cas ? "by compare-and-swap" : "native",
                 g.bug_seen[PROBE_UCX_ALLOCATED] ? "WRONG" : "right",
                 g.bug_seen[PROBE_REGISTERED] ? "WRONG" : "right");

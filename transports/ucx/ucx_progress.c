@@ -51,7 +51,7 @@ void ucx_progress_target(void)
 
 void ucx_progress(void)
 {
-    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    pshm_progress_poke(&g.pt);
     ucx_progress_target();
 }
 
@@ -62,7 +62,7 @@ void ucx_wait(struct uctx *c, void *req, const char *what, int pe)
         ucx_fail(what, pe, UCS_PTR_STATUS(req));
     unsigned spins = 0;
     ucs_status_t st;
-    __atomic_store_n(&g.poked, 1, __ATOMIC_RELAXED);
+    pshm_progress_poke(&g.pt);
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         /* A progress call that did something may have more to do. */
         if (ucp_worker_progress(c->w))
@@ -158,13 +158,8 @@ void ucx_fence(pshm_tctx t)
 
 /* ---- the progress thread ------------------------------------------- */
 
-/* While the program keeps calling the library the thread has nothing to
- * do and its wake-ups only cost the PEs CPU time: it sleeps up to
- * BACKOFF intervals then, and returns to one as soon as it finds the
- * program away. */
-#define BACKOFF 16u
-
-static pthread_t thread;
+/* Its back-off is the shared one (../common/progress_thread.h); its
+ * round is a burst. */
 
 static double now_us(void)
 {
@@ -180,58 +175,28 @@ static double now_us(void)
 static void serve_burst(void)
 {
     double idle_since = now_us();
-    while (!__atomic_load_n(&g.poked, __ATOMIC_RELAXED) &&
-           !__atomic_load_n(&g.thread_stop, __ATOMIC_ACQUIRE)) {
+    while (!__atomic_load_n(&g.pt.poked, __ATOMIC_RELAXED) &&
+           !__atomic_load_n(&g.pt.stop, __ATOMIC_ACQUIRE)) {
         ucx_lock(&dflt.lock);
         unsigned did = ucp_worker_progress(dflt.w);
         ucx_unlock(&dflt.lock);
         double t = now_us();
         if (did)
             idle_since = t;
-        else if (t - idle_since > (double)g.interval_us / 4)
+        else if (t - idle_since > (double)g.pt.interval_us / 4)
             return;
         else
             cpu_relax();
     }
 }
 
-static void *progress_main(void *arg)
-{
-    (void)arg;
-    unsigned mult = 1;
-    while (!__atomic_load_n(&g.thread_stop, __ATOMIC_ACQUIRE)) {
-        unsigned long us = (unsigned long)g.interval_us * mult;
-        struct timespec ts = {.tv_sec = (time_t)(us / 1000000u),
-                              .tv_nsec = (long)(us % 1000000u) * 1000};
-        nanosleep(&ts, NULL);
-        if (__atomic_exchange_n(&g.poked, 0, __ATOMIC_RELAXED)) {
-            if (mult < BACKOFF)
-                mult *= 2;
-            continue;
-        }
-        mult = 1;
-        serve_burst();
-    }
-    return NULL;
-}
-
 int ucx_thread_start(void)
 {
-    if (g.thread_on)
+    if (g.pt.on)
         return 0;
-    __atomic_store_n(&g.thread_stop, 0, __ATOMIC_RELEASE);
     dflt.locked = 1;
-    if (pthread_create(&thread, NULL, progress_main, NULL))
-        return -1;
-    g.thread_on = 1;
-    return 0;
+    g.pt.serve = serve_burst;
+    return pshm_progress_start(&g.pt);
 }
 
-void ucx_thread_stop(void)
-{
-    if (!g.thread_on)
-        return;
-    __atomic_store_n(&g.thread_stop, 1, __ATOMIC_RELEASE);
-    pthread_join(thread, NULL);
-    g.thread_on = 0;
-}
+void ucx_thread_stop(void) { pshm_progress_stop(&g.pt); }

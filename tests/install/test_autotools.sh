@@ -143,6 +143,13 @@ else
 fi
 [ "$(PLUGSHMEM_CC=clang-x oshcc --showme:command)" = clang-x ] && [ "$(CC=oshcc oshcc --showme:command)" = cc ] &&
   ok "--showme:command follows PLUGSHMEM_CC and ignores CC=oshcc" || bad "--showme:command"
+# The build tree's wrapper (README: build/tools/oshcc) works before any install.
+if timeout 60 "$build/tools/oshcc" x.c -o x3 2>"$work/cc.log" &&
+  [ "$(timeout 60 "$build/tools/oshrun" -n 2 ./x3 | sort | tr '\n' ' ')" = "PE 0 got 1 PE 1 got 0 " ]; then
+  ok "build/tools/oshcc builds a program that runs"
+else
+  bad "build/tools/oshcc"; cat "$work/cc.log"
+fi
 oshcc --help | grep -q PLUGSHMEM_CC && oshc++ --help | grep -q PLUGSHMEM_CXX &&
   ok "--help names PLUGSHMEM_CC / PLUGSHMEM_CXX" || bad "--help"
 echo "$pass passed, $fail failed"

@@ -196,7 +196,7 @@ def render(core, rs, version):
     if gen:
         L += [".PP", "TYPE is any C type of the typed forms above."]
     L += [".SH DESCRIPTION"]
-    L += paras(desc or "See RETURN VALUES.")
+    L += paras(desc or "Returns %s." % summary)
     L += [".SH RETURN VALUES"] + paras(ret)
     notes = []
     if any("ctx_" in r[0] and family(r[0]) == core and r[0] not in OWN_PAGE for r in rs):

@@ -185,10 +185,11 @@ def render(core, rs, version):
          ".nh", ".ad l", ".SH NAME", roff_escape(", ".join(names)) + " \\- " + summary,
          ".SH SYNOPSIS", ".nf", "#include <shmem.h>"]
     if gen:
-        L += ["", "C11 generic (C only):"] + ["    " + g for g in gen]
-    L += ["", "C and C++:"] + ["    " + decl(r) for r in current]
+        L += ["", "C11 generic (C only):"] + [x for g in gen for x in wrap(g)]
+    if current:
+        L += ["", "C and C++:"] + [x for r in current for x in wrap(decl(r))]
     if old:
-        L += ["", "Deprecated:"] + ["    " + decl(r) for r in old]
+        L += ["", "Deprecated:"] + [x for r in old for x in wrap(decl(r))]
     L += [".fi"]
     if any("_Complex" in r[2] for r in rs):
         L += [".PP", "In C++ the complex types are \\fBstd::complex<float>\\fR and "
@@ -214,6 +215,19 @@ def render(core, rs, version):
     also.append("\\fBoshcc\\fR(1), \\fBoshrun\\fR(1), \\fBshmem_info\\fR(1)")
     L += [".SH SEE ALSO", ",\n".join(also)]
     return "\n".join(L) + "\n"
+
+
+def wrap(d, width=72):
+    """A declaration indented by 4, broken after "(" or a comma to fit an
+    80-column terminal (man indents by 7); continuation lines by 8."""
+    out, line = [], "    "
+    for part in re.split(r"(?<=, )|(?<=\()", d):
+        if len(line) + len(part) > width and line.strip():
+            out.append(line.rstrip())
+            line = "        "
+        line += part
+    out.append(line.rstrip())
+    return out
 
 
 def paras(text):

@@ -24,16 +24,18 @@ mandir=$(find "$work/stage" -type d -path '*/man/man3' -printf '%h\n' | head -n 
 inc=$(find "$work/stage" -name shmem.h -printf '%h\n' | head -n 1)
 [ -n "$mandir" ] && [ -n "$inc" ] || { bad "man3 folder or shmem.h not installed"; exit 1; }
 
-# Every real page (not a link) renders, without warnings.
+# Every real page (not a link) renders, without warnings, within 80 columns.
 n=0 nbad=0
 while IFS= read -r f; do
   n=$((n + 1))
   err=$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >"$work/out")
   if [ -n "$err" ] || [ ! -s "$work/out" ] || ! grep -q '^NAME' "$work/out"; then
     nbad=$((nbad + 1)); bad "${f#"$mandir"/} renders with warnings or empty: $err"
+  elif long=$(awk 'length($0) > 80' "$work/out" | head -n 1) && [ -n "$long" ]; then
+    nbad=$((nbad + 1)); bad "${f#"$mandir"/} has a line wider than 80 columns: $long"
   fi
 done < <(find "$mandir" -type f -name '*.[13]' | sort)
-[ "$n" -gt 100 ] && [ "$nbad" = 0 ] && ok "$n pages render with man --warnings -l at 80 columns, no warning" ||
+[ "$n" -gt 100 ] && [ "$nbad" = 0 ] && ok "$n pages render with man --warnings -l at 80 columns, no warning, no wider line" ||
   bad "$n pages, $nbad with warnings"
 dangling=$(find "$mandir" -xtype l | head -n 5)
 [ -z "$dangling" ] && ok "$(find "$mandir" -type l | wc -l) links, none dangling" || bad "dangling links: $dangling"

@@ -79,7 +79,7 @@ def routines(template):
         attrs, ret, name, params = m.groups()
         if "@" in name or not re.match(r"shmem_|start_pes|_my_pe|_num_pes|sh", name):
             continue
-        ret = " ".join(ret.split()).replace(" *", " *").rstrip()
+        ret = " ".join(ret.split())
         if ret.endswith("*"):
             ret = ret[:-1].rstrip() + " *"
         out.append((name, ret, " ".join(params.split()), "PSHM_DEPRECATED" in attrs))
@@ -88,8 +88,7 @@ def routines(template):
 
 def generic_names():
     text = gen_api.generics() + gen_coll.generics()
-    names = set(re.findall(r"#define (shmem_\w+)\(", text))
-    return names | {"shmem_signal_add", "shmem_signal_set"}
+    return set(re.findall(r"#define (shmem_\w+)\(", text))
 
 
 def pages(template):
@@ -200,14 +199,14 @@ def render(core, rs, version):
     L += paras(desc or "Returns %s." % summary)
     L += [".SH RETURN VALUES"] + paras(ret)
     notes = []
-    if any("ctx_" in r[0] and family(r[0]) == core and r[0] not in OWN_PAGE for r in rs):
+    if any(r[0].startswith("shmem_ctx_") and r[0] not in OWN_PAGE for r in rs):
         notes.append("The \\fBshmem_ctx_\\fR forms act on the context \\fIctx\\fR (see "
                      "\\fBshmem_ctx_create\\fR(3)), the others on \\fBSHMEM_CTX_DEFAULT\\fR.")
     if old:
         notes.append("The deprecated names remain for old programs; they warn when compiled with "
                      "\\fB\\-DSHMEM_WARN_DEPRECATED\\fR.")
-    notes.append("Every routine also exists as \\fBp\\fR\\fIname\\fR (e.g. \\fBp%s\\fR) for "
-                 "profiling tools (\\fB<pshmem.h>\\fR)." % roff_escape(rs[0][0]))
+    notes.append("Each \\fBshmem_\\fR routine also exists as \\fBpshmem_\\fR... (e.g. \\fBp%s\\fR) "
+                 "for profiling tools (\\fB<pshmem.h>\\fR)." % roff_escape(rs[0][0]))
     L += [".SH NOTES"]
     for i, n in enumerate(notes):
         L += ([".PP"] if i else []) + paras(n)

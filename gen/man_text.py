@@ -293,7 +293,8 @@ page("addr_accessible", "whether an address can be reached on a PE", "",
      group="setup")
 page("ptr", "a local address of a remote object", """
 Gives an address the calling PE can load from and store to directly to access \\fIdest\\fR on PE
-\\fIpe\\fR.  PlugSHMEM gives one for every PE of the same node (their heaps are mapped).
+\\fIpe\\fR.  PlugSHMEM gives one for the PEs of the same node, whose memory it maps, unless
+\\fBSHMEM_BYPASS\\fR=0 (and for global data only with \\fBSHMEM_GLOBALS\\fR=map, the default).
 """, "The address, or NULL when \\fIdest\\fR on \\fIpe\\fR cannot be accessed so.", group="setup")
 page("team_ptr", "a local address of a remote object, by team PE number", """
 As \\fBshmem_ptr\\fR(3), with \\fIpe\\fR a PE number of \\fIteam\\fR.

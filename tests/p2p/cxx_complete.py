@@ -7,7 +7,8 @@ linkage, so a C++ program can call and link it.
 1. shmem.h, shmemx.h and pshmem.h are preprocessed as C11 and as C++: the
    routine names declared in the C output and missing from the C++ output
    are failures (the complex reductions used to be such names).
-2. A C++ program takes the address of every shmem_ function of the
+2. The headers compile as C++ inside extern "C" { } (old code does that).
+3. A C++ program takes the address of every shmem_ function of the
    OpenSHMEM 1.6 function list (TSV: family, name, since, status) and of
    its pshmem_ alias, and is linked against the library: an undeclared
    name fails to compile, a name declared without extern "C" fails to link.
@@ -69,6 +70,21 @@ def main():
     fails += len(missing)
     if not missing:
         print("ok: all %d routine names declared for C are declared for C++" % len(c))
+
+    # Old C++ code includes C headers inside extern "C" { }: shmem.h's own
+    # C++ includes (<complex>) must survive that.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "externc.cpp")
+        with open(path, "w") as f:
+            f.write('extern "C" {\n' + HEADERS + '}\nint main() { return 0; }\n')
+        cmd = [a.cxx, "-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"] + \
+            ["-I" + i for i in a.incs] + [path]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode:
+        fails += 1
+        print("FAIL the headers do not compile inside extern \"C\" { }:\n%s" % p.stdout[:2000])
+    else:
+        print("ok: the headers compile inside extern \"C\" { }")
 
     if a.functions and os.path.exists(a.functions):
         names = tsv_names(a.functions)

@@ -45,9 +45,10 @@ def _select(configs, patterns):
     keep = [c for c in configs if any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
     unmatched = [p for p in patterns if not any(fnmatch.fnmatchcase(c.name, p) for c in configs)]
     if unmatched:
-        names = ", ".join(c.name for c in configs) or "none"
+        names = ", ".join(c.name for c in configs)
+        usable = f"usable here: {names}" if names else "'shmem_compare --list' names them"
         return None, (f"shmem_compare: --configs '{unmatched[0]}' matches no usable "
-                      f"configuration; usable here: {names}")
+                      f"configuration; {usable}")
     return keep, None
 
 
@@ -80,12 +81,25 @@ def main(argv, paths, version):
     except FileNotFoundError as e:
         print(e, file=sys.stderr)
         return 2
+    # From here on a Ctrl-C or SIGTERM only asks to stop: the running job
+    # is ended in order and what was measured is reported.
+    stop = []
+
+    def on_signal(signum, _frame):
+        stop.append(signum)
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     log = (lambda s: None) if a.quiet else (lambda s: print(s, file=sys.stderr))
     variants = a.variants or discover.DEFAULT_VARIANTS
     try:
-        configs, notes = discover.configurations(shmem_info, a.transports, variants, a.np, log)
+        configs, notes = discover.configurations(shmem_info, a.transports, variants, a.np, log,
+                                                 a.configs)
     except RuntimeError as e:
-        print(f"shmem_compare: {e}", file=sys.stderr)
+        configs, notes = None, [str(e)]
+    if stop:
+        print("shmem_compare: interrupted before any job ran", file=sys.stderr)
+        return 130
+    if configs is None:
+        print(f"shmem_compare: {notes[0]}", file=sys.stderr)
         return 2
     configs, err = _select(configs, a.configs)
     if err:
@@ -103,12 +117,6 @@ def main(argv, paths, version):
         print(f"shmem_compare: {plotfile.can_write(plot)}; running without the plot",
               file=sys.stderr)
         plot = None
-
-    stop = []
-
-    def on_signal(signum, _frame):
-        stop.append(signum)
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
 
     expected = POINTS[a.quick] * a.budget_ms / 1000 * 1.25
     timeout = a.timeout or 120 + 4 * expected

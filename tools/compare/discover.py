@@ -3,6 +3,7 @@ are worth comparing.  The plugins' own query() decides what is usable: a
 candidate (an ofi provider, a UCX transport set) is kept when shmem_info,
 run with the candidate's setting, reports the plugin usable."""
 
+import fnmatch
 import os
 import re
 import shutil
@@ -128,17 +129,21 @@ def _name(base, transport, variant):
     return base + ("-bypass" if variant == "on" else "-2nodes")
 
 
-def configurations(shmem_info, transports, variants, npes, log):
+def configurations(shmem_info, transports, variants, npes, log, patterns=()):
     """Every configuration of the selected transports that passes its
-    plugin's query, and the notes on what was left out and why."""
+    plugin's query, and the notes on what was left out and why.  Names
+    begin with the transport's, so a transport that no --configs pattern
+    can match is not even queried."""
     found = plugins(shmem_info)
     notes, configs = [], []
     explicit = variants is not DEFAULT_VARIANTS
     order = {"shm": 0, "ofi": 1, "ucx": 2, "mpi": 3}
     for t in transports or sorted(found, key=lambda n: (order.get(n, 9), n)):
-        if t not in found:
-            notes.append(f"{t}: not installed (installed: {', '.join(sorted(found))})")
+        if patterns and not any(fnmatch.fnmatchcase(t, p.split("-")[0]) for p in patterns):
             continue
+        if t not in found:
+            raise RuntimeError(f"--transports '{t}': no such plugin installed; installed: "
+                               f"{', '.join(sorted(found))}")
         usable, why = found[t]
         if t == "mpi" and not usable:
             notes.append(f"mpi: not usable: {why}")

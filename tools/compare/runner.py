@@ -115,7 +115,8 @@ def run(cmd, env, timeout, on_point, stop):
         job.status = ended
         last = job.samples[-1][:2] if job.samples else None
         where = f" after {last[0]} {last[1]} B" if last else " before the first result"
-        job.reason = (f"no result within {timeout:.0f} s{where}; ended" if ended == "timeout"
+        job.reason = (f"the job outran its time limit of {timeout:.0f} s{where} (--timeout)"
+                      if ended == "timeout"
                       else f"stopped by the user{where}")
     try:
         rc = p.wait(max(1.0, timeout - (time.monotonic() - t0)))
@@ -123,7 +124,7 @@ def run(cmd, env, timeout, on_point, stop):
         _terminate(p)
         rc = p.wait()
         ended, job.status = "timeout", "timeout"
-        job.reason = f"did not end within {timeout:.0f} s; ended"
+        job.reason = f"the job outran its time limit of {timeout:.0f} s at its end (--timeout)"
     for f in bufs:
         f.close()
     job.seconds = time.monotonic() - t0

@@ -60,7 +60,9 @@ def versions(shmem_info):
         v["libfabric"] = m.group(1) if m else out.splitlines()[0] if out else None
     ucx = shutil.which("ucx_info")
     if ucx:
-        v["ucx"] = (_cmd([ucx, "-v"]) or "").splitlines()[0:1]
+        m = re.search(r"[Vv]ersion\s+(\S+)", _cmd([ucx, "-v"]) or "")
+        if m:
+            v["ucx"] = m.group(1)
     return v
 
 
@@ -105,6 +107,7 @@ def write(out_dir, meta, configs, runs, rows, npes):
                                             "seconds"], s)) for s in j.samples]}
                      for i, j in enumerate(jobs)],
         })
+    doc["versions"] = dict(doc.get("versions", {}), **_reported_versions(runs))
     doc["summary"] = rows
     path = os.path.join(out_dir, "results.json")
     with open(path + ".tmp", "w") as f:
@@ -112,6 +115,22 @@ def write(out_dir, meta, configs, runs, rows, npes):
         f.write("\n")
     os.replace(path + ".tmp", path)
     return ["samples.csv", "summary.csv", "results.json"]
+
+
+def _reported_versions(runs):
+    """Versions the plugins printed in their verbose lines (UCX's own, the
+    MPI library's), for machines without ucx_info."""
+    found = {}
+    for jobs in runs.values():
+        for j in jobs:
+            for line in j.info:
+                m = re.match(r"ucx transport: UCX (\S+),", line)
+                if m:
+                    found.setdefault("ucx", m.group(1))
+                m = re.match(r"mpi transport: ([^;]+);", line)
+                if m:
+                    found.setdefault("mpi", m.group(1).strip())
+    return found
 
 
 def _status(jobs):

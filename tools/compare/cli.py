@@ -112,6 +112,13 @@ def main(argv, paths, version):
         print("shmem_compare: no usable configuration to run"
               + (f" ({'; '.join(notes)})" if notes else ""), file=sys.stderr)
         return 2
+    if a.out:
+        try:
+            os.makedirs(a.out, exist_ok=True)
+        except OSError as e:
+            why = "exists and is not a folder" if os.path.exists(a.out) else e.strerror
+            print(f"shmem_compare: --out '{a.out}': {why}", file=sys.stderr)
+            return 2
     plot = a.plot
     if plot and plotfile.can_write(plot):
         print(f"shmem_compare: {plotfile.can_write(plot)}; running without the plot",
@@ -129,7 +136,7 @@ def main(argv, paths, version):
     failed = {}
     prog = Progress(len(configs) * a.repeat, STARTUP_GUESS_S + expected, not a.quiet)
 
-    def save(final):
+    def save():
         meta["ended"] = _now()
         meta["interrupted"] = bool(stop)
         meta["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
@@ -152,19 +159,19 @@ def main(argv, paths, version):
             job = runner.run([oshrun, "-n", str(a.np), bench] + args, env, timeout,
                              lambda j, b, n: prog.point(b, n, len(j.samples), j.points),
                              lambda: bool(stop))
+            if job.header.get("transport") not in (None, c.transport):
+                job.status = "failed"
+                job.reason = f"ran on transport {job.header['transport']}, not {c.transport}"
+                job.samples = []     # they belong to no column
             runs[c.name].append(job)
             if job.status not in ("ok", "interrupted"):
                 failed[c.name] = job
             prog.end_job(job.status, job.reason)
-            if job.header.get("transport") not in (None, c.transport):
-                job.status = "failed"
-                job.reason = f"ran on transport {job.header['transport']}, not {c.transport}"
-                failed[c.name] = job
-            save(False)
+            save()
     for s, h in old.items():
         signal.signal(s, h)
 
-    rows = save(True)
+    rows = save()
     names = [c.name for c in configs]
     sys.stdout.write(summary.markdown(rows, configs, runs))
     if failed:

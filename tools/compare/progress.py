@@ -5,6 +5,8 @@ line is redrawn; otherwise one line per finished job (logs stay short)."""
 import sys
 import time
 
+from summary import size_label
+
 
 def clock(s):
     s = max(0, int(s + 0.5))
@@ -39,7 +41,7 @@ class Progress:
 
     def point(self, bench, nbytes, done, total):
         frac = min(done / total, 1.0) if total else 0.0
-        size = f" {nbytes} B" if nbytes else ""
+        size = f" {size_label(nbytes)}" if nbytes else ""
         self._draw(f"{self.current}: {bench}{size} ({done}/{total})", frac)
 
     def end_job(self, status, reason=""):

@@ -77,7 +77,9 @@ static void op_barrier(size_t s) { (void)s; shmem_barrier_all(); }
 static void op_bcast(size_t s) { shmem_broadcastmem(SHMEM_TEAM_WORLD, heap_dst, heap_src, s, 0); }
 static void op_reduce(size_t s)
 {
-    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, (long *)heap_dst, (const long *)heap_src, s / 8);
+    /* From the zeroed second block: sums of get's 0x5a pattern would overflow. */
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, (long *)heap_dst,
+                          (const long *)(heap_src + MAX_BYTES), s / 8);
 }
 static void op_alltoall(size_t s) { shmem_alltoallmem(SHMEM_TEAM_WORLD, heap_dst, heap_src, s); }
 
@@ -181,6 +183,10 @@ static void coll(int me, const size_t *sizes, int nsizes)
     for (int o = 0; o < 3; o++)
         for (int i = 0; i < nsizes; i++) {
             t = measure(ops[o].op, sizes[i], 1, &calls);
+            /* The root broadcast the start of its 0x5a block. */
+            if (ops[o].op == op_bcast && me != 0 &&
+                (heap_dst[0] != 0x5a || heap_dst[sizes[i] - 1] != 0x5a))
+                fail("broadcast delivered other bytes than the root sent");
             if (me == 0)
                 row(ops[o].name, sizes[i], t * 1e6, "us", calls, t * calls);
         }
@@ -231,7 +237,8 @@ int main(int argc, char **argv)
                 me, heap);
         shmem_global_exit(2);
     }
-    memset(heap_src, 0x5a, heap);
+    memset(heap_src, 0x5a, MAX_BYTES);
+    memset(heap_src + MAX_BYTES, 0, heap - MAX_BYTES);
     memset(heap_dst, 0, heap);
     memset(local_src, 1, MAX_BYTES);
     if (me == 0) {

@@ -94,21 +94,23 @@ def short_provider(p):
     return p.replace(";ofi_", "-").replace(";", "-")
 
 
-def variants_for(transport, wanted, npes):
-    """The bypass/emulated-node variants to run, with why others were not."""
-    notes, out = [], []
-    for v in wanted:
-        if v == "2nodes" and transport == "shm":
-            continue                      # shm serves one node only
-        if v == "2nodes" and npes < TWO_NODES_MIN_PES and wanted is DEFAULT_VARIANTS:
-            notes.append(f"2nodes variants need -n {TWO_NODES_MIN_PES} or more "
-                         "(with 2 PEs every peer is remote either way)")
-            continue
-        out.append(v)
-    return out, notes
-
-
 DEFAULT_VARIANTS = ["on", "off", "2nodes"]
+
+
+def variants_for(transport, wanted, npes):
+    """The variants to run for a transport, and a note on those left out.
+    wanted is DEFAULT_VARIANTS unless --variants named some."""
+    if transport == "shm":
+        return [v for v in wanted if v != "2nodes"], None   # shm serves one node only
+    if wanted is not DEFAULT_VARIANTS:
+        return list(wanted), None
+    # By default a network transport runs with every operation through it
+    # (on one node the bypass would hide it), and over two emulated nodes
+    # when that differs from the bypass off.
+    if npes < TWO_NODES_MIN_PES:
+        return ["off"], (f"2nodes variants need -n {TWO_NODES_MIN_PES} or more "
+                         "(with 2 PEs every peer is remote either way)")
+    return ["off", "2nodes"], None
 
 
 def _variant_env(transport, variant):
@@ -136,7 +138,6 @@ def configurations(shmem_info, transports, variants, npes, log, patterns=()):
     can match is not even queried."""
     found = plugins(shmem_info)
     notes, configs = [], []
-    explicit = variants is not DEFAULT_VARIANTS
     order = {"shm": 0, "ofi": 1, "ucx": 2, "mpi": 3}
     for t in transports or sorted(found, key=lambda n: (order.get(n, 9), n)):
         if patterns and not any(fnmatch.fnmatchcase(t, p.split("-")[0]) for p in patterns):
@@ -145,9 +146,7 @@ def configurations(shmem_info, transports, variants, npes, log, patterns=()):
             raise RuntimeError(f"--transports '{t}': no such plugin installed; installed: "
                                f"{', '.join(sorted(found))}")
         usable, why = found[t]
-        if t == "mpi" and not usable:
-            notes.append(f"mpi: not usable: {why}")
-            continue
+        # ofi and ucx may refuse their default and accept another candidate.
         if not usable and t not in ("ofi", "ucx"):
             notes.append(f"{t}: not usable: {why}")
             continue
@@ -169,15 +168,12 @@ def configurations(shmem_info, transports, variants, npes, log, patterns=()):
                 if ok[0]:
                     details.append((s, {"SHMEM_UCX_TLS": s}, "ucx-" + s.replace(",", "+")))
                 else:
-                    notes.append(f"ucx transport set {s}: refused by the plugin's query")
+                    notes.append(f"ucx transport set {s}: refused by the plugin's query: {ok[1]}")
         else:
             details = [("", {}, t)]
-        vs, vnotes = variants_for(t, variants, npes)
-        if t != "shm" and not explicit:
-            vs = [v for v in vs if v != "on"]   # on one node the bypass hides the transport
-        for n in vnotes:
-            if n not in notes:
-                notes.append(n)
+        vs, vnote = variants_for(t, variants, npes)
+        if vnote and vnote not in notes:
+            notes.append(vnote)
         for detail, env, base in details:
             for v in vs:
                 if v == "2nodes" and t == "ofi" and detail == "shm":

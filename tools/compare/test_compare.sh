@@ -4,9 +4,10 @@
 # with the net provider beside them, which the plugin refuses at init (a
 # failing configuration: reported with its reason, the others go on); then
 # the CSV, JSON, table and SVG are checked, an interrupted run must keep
-# its partial results (and draw the PNG when rsvg-convert is there), a
-# job past its time limit must be ended and reported, and nothing may be
-# left behind.
+# its partial results (and draw the PNG when rsvg-convert is there),
+# --plot FILE.png without a converter must say what to install, a job past
+# its time limit must be ended and reported, and nothing may be left
+# behind.
 #   test_compare.sh BUILD_DIR SOURCE_DIR
 set -uo pipefail
 build=$1 src=$2
@@ -74,6 +75,17 @@ sys.exit(not (d['interrupted'] and runs[0]['status'] == 'ok'
   && ok "Ctrl-C: exit 130, partial results kept" || { bad "Ctrl-C: rc $rc"; cat "$work/int.md"; }
 $check plot "$png" --configs shm && ok "plot of the partial results ($(basename "$png"))" \
   || bad "plot of the partial results"
+
+# No PNG converter on the PATH: --plot FILE.png says what to install and
+# the rest is still written.
+# (the interpreter itself: python3 on the PATH may be a wrapper script)
+mkdir -p "$work/bin" && ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$work/bin/python3"
+out=$(PATH=$work/bin "$sc" --quick --repeat 1 --configs shm -q --out "$work/nopng" \
+      --plot "$work/nopng/p.png" 2>&1); rc=$?
+[ $rc = 0 ] && grep -q 'apt-get install librsvg2-bin' <<<"$out" && [ ! -e "$work/nopng/p.png" ] \
+  && [ "$(wc -l <"$work/nopng/samples.csv")" = 23 ] \
+  && ok "--plot FILE.png without a converter: says what to install, the rest written" \
+  || { bad "--plot FILE.png without a converter: rc $rc"; echo "$out"; }
 
 # A job past its time limit (2 s per measurement, 3 s for the job).
 "$sc" --configs shm --repeat 1 --budget-ms 2000 --timeout 3 -q >"$work/to.md" 2>&1; rc=$?

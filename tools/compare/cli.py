@@ -58,6 +58,25 @@ def _short(text, n=240):
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
+def _plot_notes(a, meta, failed):
+    m, v = meta["machine"], meta["versions"]
+    jobs = "1 job" if a.repeat == 1 else f"{a.repeat} jobs"
+    lines = [f"{a.np} PEs per job, {jobs} per configuration (interleaved),",
+             f"{a.budget_ms:g} ms per measurement; markers and bars: medians",
+             f"{m['cpus']} CPUs, load average {m['load_average'][0]} at the start, "
+             f"{meta['load_average_end'][0]} at the end",
+             f"{meta['started'][:16].replace('T', ' ')} UTC"]
+    label = {"ucx": "UCX ", "mpi": ""}        # the MPI entry names its library
+    lines += [f"{label.get(k, k + ' ')}{val}" for k, val in v.items()
+              if k != "plugshmem" and val][:4]
+    lines.insert(4, (v.get("plugshmem") or "").replace("shmem_info (PlugSHMEM)", "PlugSHMEM"))
+    if failed:
+        lines.append("failed: " + ", ".join(failed) + " (see the table)")
+    if meta.get("interrupted"):
+        lines.append("interrupted: partial results")
+    return [ln[:80] for ln in lines if ln]
+
+
 def _list(configs, notes):
     for c in configs:
         env = " ".join(f"{k}={v}" for k, v in c.env.items())
@@ -140,6 +159,7 @@ def main(argv, paths, version):
         meta["ended"] = _now()
         meta["interrupted"] = bool(stop)
         meta["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
+        meta["versions"].update(results.reported_versions(runs))
         rows = summary.summarize(configs, runs)
         if a.out:
             results.write(a.out, meta, configs, runs, rows, a.np)
@@ -194,7 +214,7 @@ def main(argv, paths, version):
         try:
             title = (f"PlugSHMEM transports, {a.np} PEs on {meta['machine']['hostname']} "
                      f"(median of {a.repeat}; whiskers: range)")
-            plotfile.write(plot, svgplot.figure(rows, shown, title))
+            plotfile.write(plot, svgplot.figure(rows, shown, title, _plot_notes(a, meta, failed)))
             log(f"shmem_compare: wrote {plot}")
         except (RuntimeError, OSError) as e:
             print(f"shmem_compare: {e}", file=sys.stderr)

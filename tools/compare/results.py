@@ -107,7 +107,6 @@ def write(out_dir, meta, configs, runs, rows, npes):
                                             "seconds"], s)) for s in j.samples]}
                      for i, j in enumerate(jobs)],
         })
-    doc["versions"] = dict(doc.get("versions", {}), **_reported_versions(runs))
     doc["summary"] = rows
     path = os.path.join(out_dir, "results.json")
     with open(path + ".tmp", "w") as f:
@@ -117,7 +116,7 @@ def write(out_dir, meta, configs, runs, rows, npes):
     return ["samples.csv", "summary.csv", "results.json"]
 
 
-def _reported_versions(runs):
+def reported_versions(runs):
     """Versions the plugins printed in their verbose lines (UCX's own, the
     MPI library's), for machines without ucx_info."""
     found = {}
@@ -129,7 +128,8 @@ def _reported_versions(runs):
                     found.setdefault("ucx", m.group(1))
                 m = re.match(r"mpi transport: ([^;]+);", line)
                 if m:
-                    found.setdefault("mpi", m.group(1).strip())
+                    # "MPICH Version: 4.0.2" -> "MPICH 4.0.2"
+                    found.setdefault("mpi", re.sub(r"\s*Version:\s*", " ", m.group(1).strip()))
     return found
 
 

@@ -50,12 +50,14 @@ class Svg:
 
 
 class LogAxis:
-    def __init__(self, lo, hi, p0, p1):
+    """Maps values to pixels on a log scale; by default widened to whole
+    decades (value axes), exact=True keeps the data's ends (size axes)."""
+
+    def __init__(self, lo, hi, p0, p1, exact=False):
         lo, hi = max(lo, 1e-12), max(hi, 1e-12)
-        self.lo = 10 ** math.floor(math.log10(lo))
-        self.hi = 10 ** math.ceil(math.log10(hi))
-        if self.hi <= self.lo:
-            self.hi = self.lo * 10
+        if not exact:
+            lo, hi = 10 ** math.floor(math.log10(lo)), 10 ** math.ceil(math.log10(hi))
+        self.lo, self.hi = lo, hi if hi > lo else lo * 10
         self.p0, self.p1 = p0, p1
 
     def __call__(self, v):
@@ -98,8 +100,7 @@ def line_panel(svg, x0, y0, rows, configs, title, ylabel):
     top, bottom = y0 + MARGIN_T, y0 + PANEL_H - MARGIN_B
     yaxis = LogAxis(lo, hi, bottom, top)
     left, top, right, bottom = _frame(svg, x0, y0, title, ylabel, yaxis)
-    xaxis = LogAxis(1, 1, left + 14, right - 14)
-    xaxis.lo, xaxis.hi = min(sizes), max(sizes) if max(sizes) > min(sizes) else min(sizes) * 10
+    xaxis = LogAxis(min(sizes), max(sizes), left + 14, right - 14, exact=True)
     for s in sizes:
         x = xaxis(s)
         svg.line(x, top, x, bottom, "#eee")
@@ -155,8 +156,16 @@ def _legend(svg, configs, y):
     return y
 
 
-def figure(rows, configs, title):
-    """The whole figure as SVG text; configs: names, in column order."""
+def _notes(svg, x0, y0, lines):
+    """How the numbers were taken, in a free panel slot."""
+    svg.text(x0 + MARGIN_L, y0 + 20, "how measured", 14, "start", "bold")
+    for i, ln in enumerate(lines):
+        svg.text(x0 + MARGIN_L, y0 + 48 + 20 * i, ln, 12)
+
+
+def figure(rows, configs, title, notes=()):
+    """The whole figure as SVG text; configs: names, in column order;
+    notes: short lines on how the numbers were taken."""
     by = {}
     for r in rows:
         by.setdefault(r["bench"], []).append(r)
@@ -182,14 +191,21 @@ def figure(rows, configs, title):
         panels.append(("bar", coll, "collectives latency (slowest PE)", "microseconds (log)"))
     width = 2 * PANEL_W + 20
     # Panels two a row; the collectives (many groups of bars) take a row.
-    places, col, rowi = [], 0, 0
+    places, free, col, rowi = [], [], 0, 0
     for kind, data, _, _ in panels:
         wide = kind == "bar" and len(data) > 4
         if wide and col:
+            free.append((1, rowi))
             col, rowi = 0, rowi + 1
         places.append((col, rowi, wide))
         col, rowi = (0, rowi + 1) if wide or col else (1, rowi)
-    nrows = rowi + (1 if col else 0)
+    if col:
+        free.append((1, rowi))
+        rowi += 1
+    if notes and not free:
+        free.append((0, rowi))
+        rowi += 1
+    nrows = rowi
     legend_rows = 1 + sum(40 + 7 * len(c) + 14 for c in configs) // (width - 40)
     head = 50 + 20 * legend_rows
     svg = Svg(width, head + PANEL_H * nrows + 10)
@@ -201,4 +217,7 @@ def figure(rows, configs, title):
             line_panel(svg, x0, y0, data, configs, ttl, yl)
         else:
             bar_panel(svg, x0, y0, data, configs, ttl, yl, 2 * PANEL_W + 10 if wide else PANEL_W)
+    if notes:
+        c, r = free[0]
+        _notes(svg, 10 + c * (PANEL_W + 10), head + r * PANEL_H, notes)
     return svg.render()

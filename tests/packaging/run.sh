@@ -208,9 +208,9 @@ run_job() {
     sleep 0.2
     local left; left=$(leftovers "$tag" "$pidlist")
     [ -z "$left" ] && ok "$name: nothing left in /dev/shm" || bad "$name: left in /dev/shm: $left"
-    local q
-    for q in $(pgrep -f "${prog#./}"); do
-        if [ "$(readlink -f "/proc/$q/exe" 2>/dev/null)" = "$work/run/${prog#./}" ]; then
+    local e
+    for e in /proc/[0-9]*/exe; do
+        if [ "$(readlink "$e" 2>/dev/null)" = "$work/run/${prog#./}" ]; then
             bad "$name: processes of $prog still run"; break
         fi
     done

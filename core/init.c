@@ -17,6 +17,7 @@
 #include "init.h"
 #include "memory.h"
 #include "registry.h"
+#include "request.h"
 #include "segment.h"
 #include "settings.h"
 #include "sweeper.h"
@@ -335,6 +336,7 @@ PSHM_API void pshmem_finalize(void)
     pshm_g.tp = NULL;
     memset(&tp_ops, 0, sizeof tp_ops);
     pshm_teams_fini();
+    pshm_requests_fini();
     pshm_memory_fini();
     pshm_sleep_fini();
     pshm_segments_fini();

@@ -61,6 +61,7 @@ struct octx {
     struct fid_ep *ep;
     struct fid_cntr *cntr; /* completions of everything this endpoint issued */
     uint64_t issued;       /* operations issued that will bump cntr */
+    uint64_t done;         /* an issued count the counter was seen to reach */
     int locked;            /* take lock around every call */
     unsigned lock;
     struct fid_cq *cq; /* error entries only */
@@ -491,6 +492,85 @@ static void ofi_quiet(pshm_tctx t)
 /* libfabric orders nothing we can rely on across RMA and atomics on every
  * provider, so a fence completes what is outstanding. */
 static void ofi_fence(pshm_tctx t) { ofi_quiet(t); }
+
+/* ---- explicit requests (nbe) ----------------------------------------
+ * One counter per endpoint counts completions in any order, so a count
+ * of the request's own operations cannot be told apart from later ones.
+ * A request's word is instead its context's issued count after its last
+ * operation (a mark); it is complete once the counter has been seen to
+ * reach the issued count at some moment after that mark (c->done): then
+ * everything issued up to that moment is complete, the request's
+ * operations among it.  On a private context this waits only for the
+ * thread's own operations; one more fi_cntr_read per test, no extra
+ * resources.  Per-operation completions (FI_COMPLETION and a CQ entry per
+ * operation) would be exact, but the CQ path corrupted atomics on the shm
+ * provider (see poll_ep). */
+
+static void ofi_put_nbe(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len,
+                        pshm_treq *req)
+{
+    struct octx *c = CTX(t);
+    ENTER(c);
+    if (UNLIKELY(!put_inject(c, pe, seg, off, src, len)))
+        put_issue(c, pe, seg, off, src, len);
+    *req = (pshm_treq)c->issued;
+    LEAVE(c);
+}
+
+static void ofi_get_nbe(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len,
+                        pshm_treq *req)
+{
+    struct octx *c = CTX(t);
+    ENTER(c);
+    get_issue(c, pe, seg, off, dst, len);
+    *req = (pshm_treq)c->issued;
+    LEAVE(c);
+}
+
+/* Every nbe AMO fetches; the core keeps operand and compare alive until
+ * the request completes, so nothing is waited for here. */
+static void ofi_amo_nbe(pshm_tctx t, int pe, int seg, size_t off, int op, int type,
+                        const void *operand, const void *compare, void *fetch, pshm_treq *req)
+{
+    struct octx *c = CTX(t);
+    enum fi_datatype dt = (type == PSHM_T_U32 || type == PSHM_T_FLOAT) ? FI_UINT32 : FI_UINT64;
+    const struct rseg *r = rseg(pe, seg);
+    uint64_t raddr = r->addr + off;
+    ENTER(c);
+    if (op == PSHM_AMO_CSWAP)
+        ISSUE(c, "fi_compare_atomic",
+              fi_compare_atomic(c->ep, operand, 1, NULL, compare, NULL, fetch, NULL, (fi_addr_t)pe,
+                                raddr, r->key, dt, FI_CSWAP, NULL));
+    else
+        ISSUE(c, "fi_fetch_atomic",
+              fi_fetch_atomic(c->ep, operand, 1, NULL, fetch, NULL, (fi_addr_t)pe, raddr, r->key,
+                              dt, amo_fiop[op], NULL));
+    *req = (pshm_treq)c->issued;
+    LEAVE(c);
+}
+
+static int ofi_req_test(pshm_tctx t, pshm_treq mark)
+{
+    struct octx *c = CTX(t);
+    int ok = 0;
+    ENTER(c);
+    if (c->done >= (uint64_t)mark) {
+        ok = 1;
+    } else {
+        uint64_t issued = c->issued;
+        if (fi_cntr_read(c->cntr) >= issued) {
+            c->done = issued;
+            ok = 1;
+        } else {
+            if (UNLIKELY(fi_cntr_readerr(c->cntr)))
+                op_error(c);
+            if (c != &dflt)
+                progress_target();
+        }
+    }
+    LEAVE(c);
+    return ok;
+}
 
 /* ---- endpoints and contexts ----------------------------------------- */
 
@@ -1130,6 +1210,10 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = ofi_fence;
     ops.quiet = ofi_quiet;
     ops.progress = g.manual ? ofi_progress : NULL;
+    ops.put_nbe = ofi_put_nbe;
+    ops.get_nbe = ofi_get_nbe;
+    ops.amo_nbe = ofi_amo_nbe;
+    ops.req_test = ofi_req_test;
     /* put_signal stays NULL: ordering the signal after the data without
      * waiting needs FI_FENCE or write-after-write ordering, and none of the
      * providers used here (shm, tcp;ofi_rxm, udp;ofi_rxd) offers FI_FENCE,
@@ -1203,4 +1287,7 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .fini = ofi_fini,
     .max_priority = ofi_max_priority,
     .settings = settings,
+    .nbe_completion = "a snapshot of the context's completion counter: everything issued on the "
+                      "request's context up to the test (on a private context, the thread's own "
+                      "operations)",
 };

@@ -6,6 +6,7 @@
  *   ucx_rma.c       put/get
  *   ucx_amo.c       atomics, the fetching-bitwise self-test and its detour
  *   ucx_progress.c  waiting, quiet/fence, progress, the progress thread
+ *   ucx_nbe.c       explicit requests (shmemx_*_nbe)
  */
 #ifndef PSHM_UCX_H
 #define PSHM_UCX_H
@@ -48,6 +49,7 @@ struct uctx {
      * get_nbi over sm was still empty after the flush), quiet does. */
     void **pending;
     unsigned npending, maxpending;
+    unsigned nbe_pending; /* operations of explicit requests not yet called back */
     struct uctx *next; /* contexts the program created, to close at fini */
 };
 
@@ -120,6 +122,15 @@ void ucx_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const voi
              const void *compare, void *fetch, int nbi);
 int ucx_bitwise_selftest(void);
 void ucx_probe_fill(void);
+
+/* ucx_nbe.c */
+void ucx_put_nbe(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len,
+                 pshm_treq *req);
+void ucx_get_nbe(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len, pshm_treq *req);
+void ucx_amo_nbe(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
+                 const void *compare, void *fetch, pshm_treq *req);
+int ucx_req_test(pshm_tctx, pshm_treq req);
+void ucx_nbe_drain(struct uctx *c);
 
 /* ucx_progress.c */
 void ucx_keep(struct uctx *c, void *req, const char *what, int pe);

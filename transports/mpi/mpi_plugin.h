@@ -6,7 +6,8 @@
  *
  * Files: mpi_init.c (MPI itself, query, init, fini), mpi_win.c (windows and
  * their pool), mpi_ctx.c (contexts, quiet, fence), mpi_rma.c (put, get),
- * mpi_amo.c (atomics), mpi_progress.c (progress and its thread).
+ * mpi_amo.c (atomics), mpi_nbe.c (explicit requests), mpi_progress.c (progress
+ * and its thread).
  */
 #ifndef PSHM_MPI_PLUGIN_H
 #define PSHM_MPI_PLUGIN_H
@@ -122,6 +123,15 @@ void mpi_get(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDD
 void mpi_get_nbi(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDDEN;
 void mpi_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
              const void *compare, void *fetch, int nbi) HIDDEN;
+
+/* mpi_nbe.c */
+void mpi_put_nbe(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len,
+                 pshm_treq *req) HIDDEN;
+void mpi_get_nbe(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len,
+                 pshm_treq *req) HIDDEN;
+void mpi_amo_nbe(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
+                 const void *compare, void *fetch, pshm_treq *req) HIDDEN;
+int mpi_req_test(pshm_tctx, pshm_treq req) HIDDEN;
 
 /* mpi_progress.c */
 void mpi_progress(void) HIDDEN;

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Misuse of shmemx requests under SHMEM_DEBUG=1 (nbe_misuse.c): every case
+# ends the job (nonzero exit, within the timeout) with one line naming the
+# routine and the mistake.  Usage: nbe_misuse.sh OSHRUN PROGRAM
+OSHRUN=$1
+PROG=$2
+fail=0
+check() { # case, expected text, extra env
+    out=$(env SHMEM_DEBUG=${3:-1} timeout 60 "$OSHRUN" -n 2 "$PROG" "$1" 2>&1)
+    rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
+        echo "FAIL $1 (SHMEM_DEBUG=${3:-1}): exit status $rc, expected an error"; echo "$out"; fail=1
+    elif ! printf '%s\n' "$out" | grep -qF -- "$2"; then
+        echo "FAIL $1: no line with '$2' in:"; echo "$out"; fail=1
+    else
+        echo "ok   $1: $(printf '%s\n' "$out" | grep -F -- "$2" | head -1)"
+    fi
+}
+check wait-twice "shmemx_request_wait: *req was already completed or freed"
+check test-freed "shmemx_request_test: *req was already completed or freed"
+check merge-null "shmemx_request_merge: reqs[0] points to SHMEMX_REQUEST_NULL"
+check null-req "shmemx_long_put_nbe: req is NULL"
+check null-req "shmemx_long_put_nbe: req is NULL" 0
+check alloc-active "shmemx_request_alloc: *req is an active request"
+exit $fail

@@ -42,8 +42,11 @@ struct pshm_request {
 /* Spare requests of this thread, so that a request per batch costs no
  * malloc; a pthread key frees them when the thread ends. */
 #define SPARE_MAX 16
-static _Thread_local struct pshm_request *spare;
-static _Thread_local unsigned nspare;
+/* initial-exec: the library is linked, not dlopened, and the default
+ * model made each access a call to __tls_get_addr. */
+#define TLS_IE __attribute__((tls_model("initial-exec")))
+static _Thread_local struct pshm_request *spare TLS_IE;
+static _Thread_local unsigned nspare TLS_IE;
 static pthread_key_t spare_key;
 static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
 
@@ -210,8 +213,8 @@ static int seg_or_die(const char *routine, const void *addr, size_t *off)
     return s;
 }
 
-void pshm_nbe_rma(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n,
-                  int pe, int put, shmemx_request_h *req)
+void pshm_nbe_rma_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
+                       size_t n, int pe, int put, shmemx_request_h *req)
 {
     struct pshm_request *r = join(routine, req);
     if (PSHM_UNLIKELY(pshm_g.debug))

@@ -25,6 +25,7 @@ static long msgs = 200000, batch = 64;
 static int use_nbe;
 static uint64_t *dst;
 static pthread_barrier_t start;
+static double t_start[MAXT], t_end[MAXT];
 
 static double now(void)
 {
@@ -42,6 +43,7 @@ static void *sender(void *arg)
     uint64_t v = (uint64_t)t;
     uint64_t *slot = &dst[t * 64]; /* a cache line per thread */
     pthread_barrier_wait(&start);
+    t_start[t] = now();
     for (long done = 0; done < msgs; done += batch) {
         if (use_nbe) {
             shmemx_request_h r = SHMEMX_REQUEST_NULL;
@@ -54,6 +56,7 @@ static void *sender(void *arg)
             shmem_ctx_quiet(ctx);
         }
     }
+    t_end[t] = now();
     if (ctx != SHMEM_CTX_DEFAULT)
         shmem_ctx_destroy(ctx);
     return NULL;
@@ -66,10 +69,14 @@ static double run(int nthreads)
     for (long t = 0; t < nthreads; t++)
         pthread_create(&th[t], NULL, sender, (void *)t);
     pthread_barrier_wait(&start);
-    double t0 = now();
     for (int t = 0; t < nthreads; t++)
         pthread_join(th[t], NULL);
-    double dt = now() - t0;
+    double t0 = t_start[0], t1 = t_end[0];
+    for (int t = 1; t < nthreads; t++) {
+        t0 = t_start[t] < t0 ? t_start[t] : t0;
+        t1 = t_end[t] > t1 ? t_end[t] : t1;
+    }
+    double dt = t1 - t0;
     pthread_barrier_destroy(&start);
     return (double)msgs * nthreads / dt / 1e6;
 }
@@ -92,7 +99,8 @@ int main(int argc, char **argv)
     if (provided < SHMEM_THREAD_MULTIPLE && shmem_my_pe() == 0)
         fprintf(stderr, "nbe_bench: only thread level %d: one thread\n", provided);
     if (shmem_my_pe() == 0)
-        printf("%s, %ld messages of 8 bytes per thread, batches of %ld\n",
+        printf("%s, %ld messages of 8 bytes per thread, batches of %ld (rate: all threads' "
+               "messages over the first start to the last end)\n",
                shmemx_transport_name(), msgs, batch);
     for (use_nbe = 1; use_nbe >= 0; use_nbe--)
         for (int n = 1; n <= MAXT; n *= 2) {

@@ -18,6 +18,7 @@
 #include "memory.h"
 #include "registry.h"
 #include "request.h"
+#include "space.h"
 #include "segment.h"
 #include "settings.h"
 #include "sweeper.h"
@@ -333,6 +334,7 @@ PSHM_API void pshmem_finalize(void)
     }
     pshmem_barrier_all();
     plugin.desc->fini();
+    pshm_spaces_fini();
     pshm_g.tp = NULL;
     memset(&tp_ops, 0, sizeof tp_ops);
     pshm_teams_fini();

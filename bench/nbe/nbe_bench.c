@@ -5,7 +5,7 @@
  *         then shmemx_request_wait on it;
  *   nbi   batches of shmem_ctx_putmem_nbi, then shmem_ctx_quiet.
  *
- *   oshrun -n 2 nbe_bench [messages per thread] [batch]
+ *   oshrun -n 2 nbe_bench [messages per thread] [batch] [nbe|nbi] [max threads]
  *
  * Prints one line per (mode, threads): millions of messages per second
  * over all threads (from the first thread's start to the last one's
@@ -17,6 +17,7 @@
 #include <shmemx.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define MAXT 4
@@ -87,6 +88,10 @@ int main(int argc, char **argv)
         msgs = atol(argv[1]);
     if (argc > 2)
         batch = atol(argv[2]);
+    const char *only = argc > 3 ? argv[3] : NULL;
+    int maxt = argc > 4 ? atoi(argv[4]) : MAXT;
+    if (maxt < 1 || maxt > MAXT)
+        maxt = MAXT;
     int provided;
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
     dst = shmem_calloc(MAXT * 64, sizeof *dst);
@@ -103,7 +108,9 @@ int main(int argc, char **argv)
                "messages over the first start to the last end)\n",
                shmemx_transport_name(), msgs, batch);
     for (use_nbe = 1; use_nbe >= 0; use_nbe--)
-        for (int n = 1; n <= MAXT; n *= 2) {
+        for (int n = 1; n <= maxt; n *= 2) {
+            if (only && strcmp(only, use_nbe ? "nbe" : "nbi"))
+                break;
             if (n > 1 && provided < SHMEM_THREAD_MULTIPLE)
                 break;
             shmem_barrier_all();

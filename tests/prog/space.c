@@ -14,9 +14,11 @@
 
 static int spaces_usable(void)
 {
-    const char *tp = shmemx_transport_name();
+    const char *tp = shmemx_transport_name(), *bypass = getenv("SHMEM_BYPASS");
     if (!strcmp(tp, "ofi"))
         return 1;
+    if (bypass && !strcmp(bypass, "0")) /* even this PE's own memory goes through the transport */
+        return 0;
     long *probe = shmem_malloc(sizeof(long));
     int all = 1;
     for (int pe = 0; pe < shmem_n_pes(); pe++)

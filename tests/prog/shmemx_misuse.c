@@ -1,11 +1,15 @@
 /*
- * Misuse of requests, run under SHMEM_DEBUG=1 by nbe_misuse.sh: each case
- * must end the job with one line naming the routine and the mistake.
+ * Misuse of shmemx requests and spaces, run by shmemx_misuse.sh (requests
+ * under SHMEM_DEBUG=1): each case must end the job with one line naming
+ * the routine and the mistake.
  *   wait-twice    a copy of a handle waited for after the original was
  *   test-freed    a copy tested after shmemx_request_free
  *   merge-null    shmemx_request_merge given SHMEMX_REQUEST_NULL
  *   null-req      an nbe call given req == NULL (checked without SHMEM_DEBUG too)
  *   alloc-active  shmemx_request_alloc over an active request
+ *   space-cuda    a SHMEMX_SPACE_CUDA space on a build without accelerators
+ *   space-destroy destroying an attached space
+ *   space-size    PEs creating a space with different sizes
  */
 #include <stdio.h>
 #include <string.h>
@@ -41,13 +45,24 @@ int main(int argc, char **argv)
     } else if (!strcmp(what, "alloc-active")) {
         shmemx_long_get_nbe(&v, x, 1, right, &r);
         shmemx_request_alloc(0, &r);
+    } else if (!strncmp(what, "space-", 6)) {
+        shmemx_space_config_t cfg = {.sheap_size = 1 << 16, .num_contexts = 0,
+                                     .memkind = SHMEMX_SPACE_HOST};
+        shmemx_space_t sp;
+        if (!strcmp(what, "space-cuda"))
+            cfg.memkind = SHMEMX_SPACE_CUDA;
+        if (!strcmp(what, "space-size"))
+            cfg.sheap_size += (size_t)shmem_my_pe() << 16;
+        shmemx_space_create(cfg, &sp);
+        shmemx_space_attach(sp);
+        shmemx_space_destroy(sp);
     } else {
-        fprintf(stderr, "nbe_misuse: unknown case '%s'\n", what);
+        fprintf(stderr, "shmemx_misuse: unknown case '%s'\n", what);
         return 2;
     }
     shmem_barrier_all();
     shmem_free(x);
     shmem_finalize();
-    printf("nbe_misuse %s: no error\n", what);
+    printf("shmemx_misuse %s: no error\n", what);
     return 0;
 }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Misuse of shmemx requests under SHMEM_DEBUG=1 (nbe_misuse.c): every case
+# Misuse of shmemx requests (under SHMEM_DEBUG=1) and spaces (shmemx_misuse.c): every case
 # ends the job (nonzero exit, within the timeout) with one line naming the
 # routine and the mistake.  Usage: nbe_misuse.sh OSHRUN PROGRAM
 OSHRUN=$1
@@ -22,4 +22,7 @@ check merge-null "shmemx_request_merge: reqs[0] points to SHMEMX_REQUEST_NULL"
 check null-req "shmemx_long_put_nbe: req is NULL"
 check null-req "shmemx_long_put_nbe: req is NULL" 0
 check alloc-active "shmemx_request_alloc: *req is an active request"
+check space-cuda "shmemx_space_create: memkind SHMEMX_SPACE_CUDA needs accelerator support" 0
+check space-destroy "shmemx_space_destroy: the space is attached; shmemx_space_detach it first" 0
+check space-size "every PE must create it with the same sheap_size" 0
 exit $fail

@@ -269,8 +269,14 @@ typedef struct pshm_transport_ops {
      * memory and exchanges its remote keys (svc->allgather), so that once
      * it returns on every PE, (pe, seg, off) names any PE's copy in every
      * op.  Returns 0, or nonzero having reported why (on every PE).
-     * seg_deregister is collective too.  NULL: the plugin serves the
-     * built-in segments only.  (The core does not call them yet.) */
+     * seg_deregister is collective too.  svc->allgather and svc->barrier
+     * may be used in both.  NULL: the plugin serves the built-in segments
+     * only.  The core calls them for memory spaces (shmemx_space_attach,
+     * _detach; core/space.c), after a quiet and a barrier, only when some
+     * PE reaches some PE's space through the transport; without
+     * seg_register such an attach ends the job with one line naming the
+     * transport.  So a plugin built for ABI 2.0 keeps serving everything
+     * but spaces it cannot reach by load/store. */
     int (*seg_register)(int seg, void *base, size_t size);
     void (*seg_deregister)(int seg);
 

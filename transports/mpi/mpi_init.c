@@ -307,6 +307,8 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = mpi_fence;
     ops.quiet = mpi_quiet;
     ops.progress = mpi_progress;
+    ops.seg_register = mpi_seg_register;
+    ops.seg_deregister = mpi_seg_deregister;
     ops.put_nbe = mpi_put_nbe;
     ops.get_nbe = mpi_get_nbe;
     ops.amo_nbe = mpi_amo_nbe;
@@ -347,6 +349,7 @@ static void mpi_fini(void)
         return;
     mpi_quiet(NULL);
     progress_stop();
+    mpi_spaces_close(); /* spaces still attached: every PE has the same */
     win_close_all();
     MPI_Comm_free(&mg.comm);
     active = 0;

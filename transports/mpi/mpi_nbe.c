@@ -70,6 +70,10 @@ static void to_flush(struct mreq *m, int win, int pe)
 void mpi_put_nbe(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len,
                  pshm_treq *req)
 {
+    if (UNLIKELY(seg >= PSHM_NSEGS)) { /* complete in the call: nothing joins req */
+        mpi_space_rma(1, pe, seg, off, (void *)src, len);
+        return;
+    }
     struct mctx *c = MCTX(t);
     struct mreq *m = mreq_of(req);
     const char *s = src;
@@ -88,6 +92,10 @@ void mpi_put_nbe(pshm_tctx t, int pe, int seg, size_t off, const void *src, size
 void mpi_get_nbe(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len,
                  pshm_treq *req)
 {
+    if (UNLIKELY(seg >= PSHM_NSEGS)) {
+        mpi_space_rma(0, pe, seg, off, dst, len);
+        return;
+    }
     struct mctx *c = MCTX(t);
     struct mreq *m = mreq_of(req);
     char *d = dst;
@@ -110,6 +118,10 @@ void mpi_amo_nbe(pshm_tctx t, int pe, int seg, size_t off, int op, int type, con
         [PSHM_AMO_XOR] = MPI_BXOR,    [PSHM_AMO_SWAP] = MPI_REPLACE, [PSHM_AMO_CSWAP] = MPI_OP_NULL,
         [PSHM_AMO_READ] = MPI_NO_OP,  [PSHM_AMO_SET] = MPI_REPLACE,
     };
+    if (UNLIKELY(seg >= PSHM_NSEGS)) {
+        mpi_space_amo(pe, seg, off, op, type, operand, compare, fetch);
+        return;
+    }
     struct mctx *c = MCTX(t);
     struct mreq *m = mreq_of(req);
     int wide = type == PSHM_T_U64 || type == PSHM_T_DOUBLE;

@@ -11,7 +11,7 @@
 #include <shmemx.h>
 
 #define M 64
-#define ROUNDS 50
+#define ROUNDS 10
 
 int nbe_types_run(shmem_ctx_t ctx, int right);
 

@@ -11,6 +11,7 @@
 #include <shmemx.h>
 
 #define M 256
+#define ROUNDS 5
 
 static int spaces_usable(void)
 {
@@ -36,7 +37,7 @@ static void traffic(shmemx_space_t sp, shmem_ctx_t sctx, const char *where)
     CHECK(data && flag && al, "%s: space allocations", where);
     CHECK(((uintptr_t)al & 4095) == 0, "%s: shmemx_space_align gave %p", where, (void *)al);
     long src[M];
-    for (int round = 1; round <= 20; round++) {
+    for (int round = 1; round <= ROUNDS; round++) {
         for (int i = 0; i < M; i++)
             src[i] = round * 10000 + me * 100 + i;
         /* the space context's quiet completes its puts before the flag */
@@ -53,9 +54,9 @@ static void traffic(shmemx_space_t sp, shmem_ctx_t sctx, const char *where)
     long back[M];
     shmem_long_get(back, data, M, right);
     for (int i = 0; i < M; i++)
-        CHECK(back[i] == 20 * 10000 + me * 100 + i, "%s: get[%d]=%ld", where, i, back[i]);
+        CHECK(back[i] == ROUNDS * 10000 + me * 100 + i, "%s: get[%d]=%ld", where, i, back[i]);
     long one = shmem_ctx_long_g(sctx, &data[3], right);
-    CHECK(one == 20 * 10000 + me * 100 + 3, "%s: ctx g %ld", where, one);
+    CHECK(one == ROUNDS * 10000 + me * 100 + 3, "%s: ctx g %ld", where, one);
     /* AMOs from every PE on PE 0's word, both contexts */
     shmem_barrier_all();
     shmem_long_atomic_add(&flag[1], me + 1, 0);
@@ -73,7 +74,7 @@ static void traffic(shmemx_space_t sp, shmem_ctx_t sctx, const char *where)
     shmemx_request_wait(&r);
     CHECK(got == 0, "%s: fetch_inc_nbe fetched %ld", where, got);
     shmem_barrier_all();
-    CHECK(al[0] == 20 * 10000 + left * 100 && flag[3] == 1, "%s: nbe on space memory", where);
+    CHECK(al[0] == ROUNDS * 10000 + left * 100 && flag[3] == 1, "%s: nbe on space memory", where);
     shmem_barrier_all();
     shmem_free(al);
     shmem_free(flag);

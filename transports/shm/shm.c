@@ -253,4 +253,8 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .init = shm_init,
     .fini = shm_fini,
     .max_priority = shm_max_priority,
+    /* Every op is complete on return (PSHM_CAP_COMPLETE_ON_RETURN): the
+     * core's quiet fallback has nothing to wait for. */
+    .nbe_completion = "the call itself: every operation of this transport is complete when it "
+                      "returns",
 };

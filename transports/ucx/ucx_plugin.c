@@ -283,6 +283,8 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = ucx_fence;
     ops.quiet = ucx_quiet;
     ops.progress = ucx_progress;
+    ops.seg_register = ucx_seg_register;
+    ops.seg_deregister = ucx_seg_deregister;
     ops.put_nbe = ucx_put_nbe;
     ops.get_nbe = ucx_get_nbe;
     ops.amo_nbe = ucx_amo_nbe;

@@ -25,16 +25,15 @@ def rma(tn, ty, name, esize, k, cast):
     n = "N" if cast else "N * %d" % esize
     c, cx = ("ctx, ", "ctx_") if k % 2 else ("", "")
     return """
-static void rma_%(name)s%(cx)s(shmem_ctx_t ctx, int right)
+static void rma_%(name)s%(cx)s(shmem_ctx_t ctx, int right, void *rbuf, void *abuf)
 {
     int me = shmem_my_pe(), left = (me + shmem_n_pes() - 1) %% shmem_n_pes();
     size_t n = %(n)s;
-    %(et)s *dst = shmem_calloc(n, sizeof(%(et)s)), src[N * 16], back[N * 16];
-    CHECK(dst != NULL, "shmem_calloc");
-    (void)ctx;
+    %(et)s *dst = rbuf, src[N * 16], back[N * 16];
+    (void)ctx, (void)abuf;
     for (size_t i = 0; i < n; i++)
         src[i] = %(v)s;
-    shmem_barrier_all();
+    /* the last barrier of the previous test: right no longer reads dst */
     shmemx_request_h r = SHMEMX_REQUEST_NULL;
     shmemx_%(cx)s%(name)s_put_nbe(%(c)sdst, src, %(cnt)s, right, &r);
     CHECK(r != SHMEMX_REQUEST_NULL, "shmemx_%(cx)s%(name)s_put_nbe left the request NULL");
@@ -50,7 +49,6 @@ static void rma_%(name)s%(cx)s(shmem_ctx_t ctx, int right)
     for (size_t i = 0; i < n; i++)
         CHECK(back[i] == src[i], "shmemx_%(cx)s%(name)s_get_nbe: element %%zu wrong", i);
     shmem_barrier_all();
-    shmem_free(dst);
 }
 """ % dict(name=name, n=n, et=et, v=v, vl=v.replace("me *", "left *"), c=c, cx=cx,
            cnt="N" if (cast or name == "mem") else "N")
@@ -80,11 +78,12 @@ def amo(tn, ty, sz, k):
     finals = "\n".join("    CHECK(w[%d] == (%s)%s, \"%s: left %%g at the target, expected %s\", (double)w[%d]);" % (i, ty, fi, call.split("(")[0], fi, i)
                        for i, _, call, _, fi in ops)
     return """
-static void amo_%(tn)s%(cx)s(shmem_ctx_t ctx, int right)
+static void amo_%(tn)s%(cx)s(shmem_ctx_t ctx, int right, void *rbuf, void *abuf)
 {
-    %(ty)s *w = shmem_calloc(9, sizeof(%(ty)s)), f[9];
-    CHECK(w != NULL, "shmem_calloc");
-    (void)ctx;
+    %(ty)s *w = abuf, f[9];
+    (void)ctx, (void)rbuf;
+    /* nobody touches w between the previous test's last barrier and the
+     * next barrier */
 %(init)s
     shmem_barrier_all();
     /* all on one request: each joins the one the first started */
@@ -94,8 +93,6 @@ static void amo_%(tn)s%(cx)s(shmem_ctx_t ctx, int right)
 %(checks)s
     shmem_barrier_all();
 %(finals)s
-    shmem_barrier_all();
-    shmem_free(w);
 }
 """ % dict(tn=tn, ty=ty, cx=cx, init=init, calls=calls, checks=checks, finals=finals)
 
@@ -122,7 +119,10 @@ def main(out):
             parts.append(amo(tn, ty, sz, k))
             names.append("amo_%s%s" % (tn, cx))
     parts.append("int nbe_types_run(shmem_ctx_t ctx, int right);\nint nbe_types_run(shmem_ctx_t ctx, int right)\n{\n"
-                 + "".join("    %s(ctx, right);\n" % n for n in names) + "    return %d;\n}\n" % len(names))
+                 "    void *rbuf = shmem_calloc(N * 16, 1), *abuf = shmem_calloc(9, 16);\n"
+                 "    CHECK(rbuf && abuf, \"shmem_calloc\");\n"
+                 + "".join("    %s(ctx, right, rbuf, abuf);\n" % n for n in names)
+                 + "    shmem_free(abuf);\n    shmem_free(rbuf);\n    return %d;\n}\n" % len(names))
     open(out, "w").write("\n".join(parts))
 
 

@@ -31,6 +31,7 @@ static void rma_%(name)s%(cx)s(shmem_ctx_t ctx, int right, void *rbuf, void *abu
     size_t n = %(n)s;
     %(et)s *dst = rbuf, src[N * 16], back[N * 16];
     (void)ctx, (void)abuf;
+    memset(src, 0, sizeof src); /* long double's padding too: it is sent */
     for (size_t i = 0; i < n; i++)
         src[i] = %(v)s;
     /* the last barrier of the previous test: right no longer reads dst */

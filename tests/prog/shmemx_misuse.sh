@@ -1,7 +1,7 @@
 #!/bin/sh
 # Misuse of shmemx requests (under SHMEM_DEBUG=1) and spaces (shmemx_misuse.c): every case
 # ends the job (nonzero exit, within the timeout) with one line naming the
-# routine and the mistake.  Usage: nbe_misuse.sh OSHRUN PROGRAM
+# routine and the mistake.  Usage: shmemx_misuse.sh OSHRUN PROGRAM
 OSHRUN=$1
 PROG=$2
 fail=0

@@ -5,8 +5,8 @@
 OSHRUN=$1
 PROG=$2
 fail=0
-check() { # case, expected text, extra env
-    out=$(env SHMEM_DEBUG=${3:-1} timeout 60 "$OSHRUN" -n 2 "$PROG" "$1" 2>&1)
+check() { # case, expected text, SHMEM_DEBUG (default 1), one more VAR=value
+    out=$(env SHMEM_DEBUG=${3:-1} ${4:-} timeout 60 "$OSHRUN" -n 2 "$PROG" "$1" 2>&1)
     rc=$?
     if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
         echo "FAIL $1 (SHMEM_DEBUG=${3:-1}): exit status $rc, expected an error"; echo "$out"; fail=1
@@ -25,4 +25,6 @@ check alloc-active "shmemx_request_alloc: *req is an active request"
 check space-cuda "shmemx_space_create: memkind SHMEMX_SPACE_CUDA needs accelerator support" 0
 check space-destroy "shmemx_space_destroy: the space is attached; shmemx_space_detach it first" 0
 check space-size "every PE must create it with the same sheap_size" 0
+# a transport without seg_register (shm) with the bypass off
+check space-destroy "shmemx_space_attach: transport 'shm' cannot register memory spaces" 0 SHMEM_BYPASS=0
 exit $fail

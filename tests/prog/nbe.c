@@ -110,7 +110,7 @@ static void test_loop(long *buf)
         src[i] = i * 3 + 1;
     shmem_barrier_all();
     shmemx_request_h r = SHMEMX_REQUEST_NULL;
-    shmemx_long_put_nbe(buf, src, M, right, &r);
+    shmemx_put_nbe(buf, src, M, right, &r); /* the generic names, plain and ctx */
     int flag = -1;
     long tests = 0;
     do {
@@ -118,7 +118,7 @@ static void test_loop(long *buf)
         tests++;
     } while (!flag);
     CHECK(flag == 1 && r == SHMEMX_REQUEST_NULL, "test said done but left the handle");
-    shmemx_long_get_nbe(back, buf, M, right, &r);
+    shmemx_get_nbe(SHMEM_CTX_DEFAULT, back, buf, M, right, &r);
     shmemx_request_wait(&r);
     for (int i = 0; i < M; i++)
         CHECK(back[i] == src[i], "get after a tested put: %ld at %d", back[i], i);

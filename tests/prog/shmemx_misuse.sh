@@ -1,9 +1,14 @@
 #!/bin/sh
 # Misuse of shmemx requests (under SHMEM_DEBUG=1) and spaces (shmemx_misuse.c): every case
 # ends the job (nonzero exit, within the timeout) with one line naming the
-# routine and the mistake.  Usage: shmemx_misuse.sh OSHRUN PROGRAM
+# routine and the mistake.  Then a plugin built for ABI 2.0 (tests/abi's
+# abi20: no nbe ops, no seg_register) runs the nbe family by the quiet
+# fallback and refuses a space it would have to carry.
+# Usage: shmemx_misuse.sh OSHRUN PROGRAM ABI_PLUGIN_DIR SUITE_API
 OSHRUN=$1
 PROG=$2
+ABI_DIR=$3
+SUITE=$4
 fail=0
 check() { # case, expected text, SHMEM_DEBUG (default 1), one more VAR=value
     out=$(env SHMEM_DEBUG=${3:-1} ${4:-} timeout 60 "$OSHRUN" -n 2 "$PROG" "$1" 2>&1)
@@ -25,6 +30,15 @@ check alloc-active "shmemx_request_alloc: *req is an active request"
 check space-cuda "shmemx_space_create: memkind SHMEMX_SPACE_CUDA needs accelerator support" 0
 check space-destroy "shmemx_space_destroy: the space is attached; shmemx_space_detach it first" 0
 check space-size "every PE must create it with the same sheap_size" 0
-# a transport without seg_register (shm) with the bypass off
-check space-destroy "shmemx_space_attach: transport 'shm' cannot register memory spaces" 0 SHMEM_BYPASS=0
+if [ -e "$ABI_DIR/transport-abi20.so" ]; then
+    ABI20="SHMEM_TRANSPORT_PATH=$ABI_DIR SHMEM_TRANSPORT=abi20 SHMEM_BYPASS=0"
+    check space-destroy "shmemx_space_attach: transport 'abi20' cannot register memory spaces" 0 "$ABI20"
+    if out=$(env $ABI20 timeout 120 "$OSHRUN" -n 2 "$SUITE" nbe 2>&1); then
+        echo "ok   nbe over the ABI 2.0 plugin abi20 (quiet fallback)"
+    else
+        echo "FAIL nbe over the ABI 2.0 plugin abi20:"; echo "$out"; fail=1
+    fi
+else
+    echo "skip abi20 cases: $ABI_DIR/transport-abi20.so not built"
+fi
 exit $fail

@@ -50,7 +50,7 @@ void pshm_job_abort(int status)
 
 /* A configuration error is the same on every PE: PE 0 reports it and the
  * others give it time to, so that the user reads one line, not one per PE. */
-static int config_fail(int rank, const char *msg, int fatal)
+int pshm_config_fail(int rank, const char *msg, int fatal)
 {
     if (rank == 0 || !fatal)
         pshm_error("%s", msg);
@@ -154,7 +154,7 @@ static void adopt_ops(const pshm_transport_ops *ops)
     if (pshm_abi_adopt_ops(ops, &tp_ops, why, sizeof why) == 0)
         return;
     snprintf(msg, sizeof msg, "transport '%s' (%s): %s", plugin.name, plugin.path, why);
-    config_fail(pshm_boot.rank, msg, 1);
+    pshm_config_fail(pshm_boot.rank, msg, 1);
 }
 
 /* SHMEM_THREAD_MULTIPLE needs a plugin that takes concurrent calls; the
@@ -181,14 +181,14 @@ static int select_transport(int fatal)
     struct pshm_plugin *p = pshm_registry_select(&reg, pshm_cfg.transport, err, sizeof err);
     if (!p) {
         pshm_registry_release(&reg, NULL);
-        return config_fail(pshm_boot.rank, err, fatal);
+        return pshm_config_fail(pshm_boot.rank, err, fatal);
     }
     plugin = *p;
     pshm_registry_release(&reg, p);
     /* The plugin's settings are checked here, before init(), so that a bad
      * value reads like one of the core's. */
     if (pshm_settings_check(plugin.desc->settings, err, sizeof err))
-        return config_fail(pshm_boot.rank, err, fatal);
+        return pshm_config_fail(pshm_boot.rank, err, fatal);
     return 0;
 }
 
@@ -228,12 +228,12 @@ static int init(int requested, int *provided, int fatal)
     }
     if (pshm_config_load(err, sizeof err)) {
         pthread_mutex_unlock(&init_lock);
-        return config_fail(env_rank(), err, fatal);
+        return pshm_config_fail(env_rank(), err, fatal);
     }
     memset(&pshm_boot, 0, sizeof pshm_boot);
     if (pshm_boot_init(&pshm_boot, pshm_cfg.bootstrap, err, sizeof err)) {
         pthread_mutex_unlock(&init_lock);
-        return config_fail(env_rank(), err, fatal);
+        return pshm_config_fail(env_rank(), err, fatal);
     }
     boot_up = 1;
     if (pshm_boot.size > 1)
@@ -285,9 +285,10 @@ static int init(int requested, int *provided, int fatal)
     memset(&pshm_ctx_default, 0, sizeof pshm_ctx_default);
     pshm_ctx_default.team = &pshm_team_world;
     pshm_memory_init(pshm_cfg.symmetric_size);
+    /* Before the teams: a collectives component asks MPI for it. */
+    pshm_thread_level = thread_level(requested, tp_ops.caps);
     pshm_teams_init();
 
-    pshm_thread_level = thread_level(requested, tp_ops.caps);
     if (provided)
         *provided = pshm_thread_level;
     refcount = 1;

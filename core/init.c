@@ -11,6 +11,7 @@
 #include "abi.h"
 #include "alloc.h"
 #include "api.h"
+#include "coll.h"
 #include "config.h"
 #include "error.h"
 #include "info.h"
@@ -102,6 +103,25 @@ static const char *svc_getenv(const char *name)
     return v;
 }
 
+/* A plugin's barrier (ofi and ucx meet the other PEs in fini).  Under
+ * hydra, a program that called MPI_Finalize before shmem_finalize took
+ * the PMI connection with it; the world team, still up in fini, then
+ * meets the PEs natively, and the quiet completes its flags before the
+ * plugin tears down. */
+static int teams_up;
+
+static int svc_barrier(void)
+{
+    int rc = pshm_boot.barrier();
+    if (rc != PSHM_BOOT_CLOSED)
+        return rc;
+    if (!teams_up)
+        return -1;
+    pshm_native_barrier_dissemination(&pshm_team_world);
+    pshm_quiet(&pshm_ctx_default);
+    return 0;
+}
+
 static void build_services(void)
 {
     memset(&svc, 0, sizeof svc);
@@ -116,7 +136,7 @@ static void build_services(void)
         local_of[pshm_boot.local_ranks[i]] = i;
     svc.local_of = local_of;
     svc.allgather = pshm_boot.allgather;
-    svc.barrier = pshm_boot.barrier;
+    svc.barrier = svc_barrier;
     svc.getenv = svc_getenv;
     svc.error = svc_error;
     svc.fatal = svc_fatal;
@@ -288,6 +308,7 @@ static int init(int requested, int *provided, int fatal)
     /* Before the teams: a collectives component asks MPI for it. */
     pshm_thread_level = thread_level(requested, tp_ops.caps);
     pshm_teams_init();
+    teams_up = 1;
 
     if (provided)
         *provided = pshm_thread_level;
@@ -336,6 +357,7 @@ PSHM_API void pshmem_finalize(void)
     pshm_g.tp = NULL;
     memset(&tp_ops, 0, sizeof tp_ops);
     pshm_teams_fini();
+    teams_up = 0;
     pshm_memory_fini();
     pshm_sleep_fini();
     pshm_segments_fini();

@@ -357,5 +357,3 @@ const struct pshm_cext *pshm_cext_as(int start, int logstride, int size, int me,
     *h = as_lookup(start, logstride, size, me);
     return ext;
 }
-
-int pshm_cext_as_cached(void) { return cache_n; }

@@ -44,10 +44,9 @@ int main(int argc, char **argv)
         shmem_init();
         int up = 1;
         MPI_Initialized(&up);
-        /* The library's own use of MPI is its business: the program's
-         * world model is not started by shmem_init. */
-        if (up)
-            fprintf(stderr, "hybrid: MPI_Initialized says 1 after shmem_init alone\n");
+        /* The library's own use of MPI (sessions) is its business: the
+         * program's world model is not started by shmem_init. */
+        CHECK(!up, "MPI_Initialized says %d after shmem_init alone", up);
         MPI_Init(&argc, &argv);
     }
     int size;

@@ -25,6 +25,6 @@ enum { PSHM_ALLTOALL_PAIRWISE = 1, PSHM_ALLTOALL_LINEAR };
     }
 
 /* Components SHMEM_COLLECTIVES accepts. */
-#define PSHM_COLL_COMPONENTS "native"
+#define PSHM_COLL_COMPONENTS "native|mpi|auto"
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "api.h"
+#include "coll_ext_int.h"
 #include "config.h"
 #include "error.h"
 #include "info.h"
@@ -100,6 +101,9 @@ PSHM_API void pshmemx_info_print(FILE *out)
     else if (boot)
         fprintf(out, "Bootstrap that would be selected: %s, for %s (%s)\n", boot->name,
                 boot->launcher, boot_why);
+
+    fprintf(out, "\n");
+    pshm_cext_info(out, pshm_is_initialized() || cfg_ok ? pshm_cfg.collectives : "native");
 
     fprintf(out, "\nEnvironment (name, current value or default, meaning):\n");
     pshm_config_print(out);

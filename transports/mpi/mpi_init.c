@@ -28,6 +28,7 @@ static pshm_transport_ops ops;
 static int active;         /* between init and fini */
 static int started_by_us;  /* the program had not started MPI when the session opened */
 static MPI_Session session = MPI_SESSION_NULL; /* ours, until exit */
+static int world_by_us;    /* a 1-PE job: MPI_Init_thread was ours */
 static int atexit_done;
 
 static const char *env(const pshm_core_services *svc, const char *name)
@@ -173,6 +174,10 @@ static void finalize_at_exit(void)
      * shmem_global_exit or a crash must not wait inside MPI. */
     if (session != MPI_SESSION_NULL && !active)
         MPI_Session_finalize(&session);
+    int fin = 1;
+    MPI_Finalized(&fin);
+    if (world_by_us && !active && !fin)
+        MPI_Finalize();
 }
 
 /* Keeps this plugin, hence libmpich, loaded when the core closes it:
@@ -206,6 +211,28 @@ static int start_mpi(int required)
 {
     int inited = 0, rc;
     MPI_Initialized(&inited);
+    /* MPICH 4.0.2 crashes in MPI_Win_create (and every other window
+     * constructor) on a communicator of one process made from a session,
+     * singleton or under mpiexec -n 1 alike; a 1-PE job therefore runs on
+     * the world model's MPI_COMM_SELF, started here if the program has
+     * not (docs/mpi.md: such a program cannot call MPI_Init afterwards). */
+    if (mg.svc->n_pes == 1) {
+        if (!inited) {
+            int provided;
+            if (MPI_Init_thread(NULL, NULL, required, &provided) != MPI_SUCCESS) {
+                mg.svc->error("mpi transport: MPI_Init_thread failed");
+                return -1;
+            }
+            world_by_us = started_by_us = 1;
+            pin_self();
+            if (!atexit_done) {
+                atexit(finalize_at_exit);
+                atexit_done = 1;
+            }
+        }
+        MPI_Query_thread(&mg.mpi_level);
+        return MPI_Comm_dup(MPI_COMM_SELF, &mg.comm) == MPI_SUCCESS ? 0 : -1;
+    }
     if (session == MPI_SESSION_NULL) {
         MPI_Info info;
         MPI_Info_create(&info);

@@ -18,7 +18,12 @@ plugdir=/usr/lib/x86_64-linux-gnu/slurm-wlm
 dir=$(mktemp -d /tmp/pshm-slurm.XXXXXX)
 ctld_pid= slurmd_pid=
 cleanup() {
-    # Only the daemons started here (and their job steps, children of slurmd).
+    # Jobs first (their slurmstepd ends with them), then the two daemons
+    # started here: no process of anyone else's is touched.
+    if [ -n "$ctld_pid" ] && [ -n "$(squeue -h -o %i 2>/dev/null)" ]; then
+        scancel --full $(squeue -h -o %i) 2>/dev/null
+        for i in $(seq 50); do [ -z "$(squeue -h 2>/dev/null)" ] && break; sleep 0.2; done
+    fi
     for p in $slurmd_pid $ctld_pid; do
         kill "$p" 2>/dev/null
     done

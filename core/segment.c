@@ -277,6 +277,11 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
         if (!all[b->local_ranks[i]].data_size)
             for (int j = 0; j < b->n_local; j++)
                 pshm_g.peer[b->local_ranks[j]].base[PSHM_SEG_DATA] = NULL;
+    /* A 1-PE job reaches its own globals by load/store, as it does its heap:
+     * no other PE can target them, and cross-memory attach to oneself may
+     * be refused (qemu-user: ENOSYS; seccomp profiles without ptrace). */
+    if (b->size == 1 && dr.hi > dr.lo)
+        pshm_g.peer[b->rank].base[PSHM_SEG_DATA] = (char *)dr.lo;
     if (!(seg.map = malloc((size_t)b->size * sizeof *seg.map))) {
         pshm_error("out of memory for %d peers", b->size);
         goto out;

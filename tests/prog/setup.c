@@ -201,9 +201,13 @@ int main(int argc, char **argv)
     }
 
     /* shmem_ptr: every PE of the job is on this node, in one of
-     * SHMEM_EMULATE_NODES emulated nodes (PE number modulo the count). */
+     * SHMEM_EMULATE_NODES emulated nodes (PE number modulo the count), or
+     * on one of PSHM_TEST_NODES real hosts the launcher filled round-robin
+     * (tests/portability/multihost.sh). */
     check_stage("shmem_ptr");
-    const char *en = getenv("SHMEM_EMULATE_NODES");
+    const char *en = getenv("PSHM_TEST_NODES");
+    if (!en)
+        en = getenv("SHMEM_EMULATE_NODES");
     int nodes = en && atoi(en) > 1 ? atoi(en) : 1;
     int bypass = getenv("SHMEM_BYPASS") == NULL || strcmp(getenv("SHMEM_BYPASS"), "0") != 0;
     for (int q = 0; q < MAXPE; q++)

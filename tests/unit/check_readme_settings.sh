@@ -6,7 +6,8 @@
 set -uo pipefail
 info=$1 readme=$2
 for v in $(env | sed -n 's/^\(SHMEM_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
-gen=$("$info" --markdown) || { echo "FAIL shmem_info --markdown"; exit 1; }
+# A cross build runs it through meson's exe wrapper (qemu-user).
+gen=$(${MESON_EXE_WRAPPER:-} "$info" --markdown) || { echo "FAIL shmem_info --markdown"; exit 1; }
 doc=$(sed -n '/^<!-- settings:/,/^<!-- end of settings -->/p' "$readme" | grep '^| `')
 fail=0
 while IFS= read -r row; do

@@ -3,9 +3,15 @@
 # openmpi-bin: /usr/bin/oshcc, /usr/bin/oshrun) at the given PE counts,
 # alternating, ROUNDS times each.
 #   compare_ompi.sh [ROUNDS] [NPES...]      e.g. compare_ompi.sh 2 2 8 16
+# PLUGSHMEM_BEFORE=DIR also runs another PlugSHMEM build (e.g. the one
+# before a change) in the same rounds; COLL_BENCH_ARGS (default
+# "65536 1000") are coll_bench's max_bytes and iterations, and
+# COLL_BENCH_OPS / COLL_BENCH_MIN select rows (coll_bench.c).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${PLUGSHMEM_BUILD:-$here/../../build}
+before=${PLUGSHMEM_BEFORE:-}
+args=${COLL_BENCH_ARGS:-65536 1000}
 rounds=${1:-2}
 shift || true
 npes=${*:-2 8}
@@ -14,10 +20,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 /usr/bin/oshcc -O2 "$here/coll_bench.c" -o "$work/coll_bench.ompi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+pass=()
+for v in COLL_BENCH_OPS COLL_BENCH_MIN; do [ -n "${!v:-}" ] && pass+=(-x "$v"); done
 for n in $npes; do
   for r in $(seq "$rounds"); do
-    echo "== PlugSHMEM np$n (round $r)"; "$build/tools/oshrun" -n "$n" "$build/bench/coll/coll_bench_as" 65536 1000
+    if [ -n "$before" ]; then
+      echo "== PlugSHMEM before np$n (round $r)"
+      # shellcheck disable=SC2086
+      "$before/tools/oshrun" -n "$n" "$before/bench/coll/coll_bench_as" $args
+    fi
+    # shellcheck disable=SC2086
+    echo "== PlugSHMEM np$n (round $r)"; "$build/tools/oshrun" -n "$n" "$build/bench/coll/coll_bench_as" $args
     echo "== Open MPI np$n (round $r)"
-    /usr/bin/oshrun --mca osc ^rdma --oversubscribe -np "$n" "$work/coll_bench.ompi" 65536 1000 2>&1 | grep -v '^\[' || true
+    # shellcheck disable=SC2086
+    /usr/bin/oshrun --mca osc ^rdma --oversubscribe -np "$n" "${pass[@]}" \
+      "$work/coll_bench.ompi" $args 2>&1 | grep -v '^\[' || true
   done
 done

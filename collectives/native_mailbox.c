@@ -69,12 +69,19 @@ int pshm_native_alltoall_mailbox(struct pshm_team *t, void *dest, const void *sr
     unsigned char *box = t->sym->f.mbox[t->sym->l.mbox_count++ & 1];
     unsigned char *mine = box + (size_t)me * r;
     copy_strided((char *)dest + me * dblock, dst, (const char *)src + me * sblock, sst, nelems, es);
+    /* Release stores, one fence, then the looks for sleepers (the order
+     * coll_signal keeps with a sequentially consistent store each): x86
+     * would otherwise drain its store buffer at every flag, paying the
+     * trip to each receiver's line in turn instead of all at once. */
     for (int i = 1; i < n; i++) {
         int pe = (me + i) % n, w = coll_wpe(t, pe);
         char *p = pshm_mapped(mine, w);
         copy_strided(p + 8, 1, (const char *)src + pe * sblock, sst, nelems, es);
-        coll_signal((uint64_t *)mine, v, w);
+        __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
     }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (int i = 1; i < n; i++)
+        pshm_wake_check(coll_wpe(t, (me + i) % n), mine);
     /* In the order the senders wrote to this PE: the one just below first. */
     for (int i = 1; i < n; i++) {
         int pe = (me - i + n) % n;

@@ -72,19 +72,24 @@ int pshm_native_alltoall_mailbox(struct pshm_team *t, void *dest, const void *sr
     /* Release stores, one fence, then the looks for sleepers (the order
      * coll_signal keeps with a sequentially consistent store each): x86
      * would otherwise drain its store buffer at every flag, paying the
-     * trip to each receiver's line in turn instead of all at once. */
-    for (int i = 1; i < n; i++) {
-        int pe = (me + i) % n, w = coll_wpe(t, pe);
+     * trip to each receiver's line in turn instead of all at once.  Peers
+     * in turn from me + 1, wrapping without a division. */
+    for (int i = 1, pe = me + 1; i < n; i++, pe++) {
+        if (pe == n)
+            pe = 0;
+        int w = coll_wpe(t, pe);
         char *p = pshm_mapped(mine, w);
         copy_strided(p + 8, 1, (const char *)src + pe * sblock, sst, nelems, es);
         __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    for (int i = 1; i < n; i++)
-        pshm_wake_check(coll_wpe(t, (me + i) % n), mine);
+    for (int pe = 0; pe < n; pe++)
+        if (pe != me)
+            pshm_wake_check(coll_wpe(t, pe), mine);
     /* In the order the senders wrote to this PE: the one just below first. */
-    for (int i = 1; i < n; i++) {
-        int pe = (me - i + n) % n;
+    for (int i = 1, pe = me - 1; i < n; i++, pe--) {
+        if (pe < 0)
+            pe = n - 1;
         unsigned char *from = box + (size_t)pe * r;
         coll_wait((const uint64_t *)from, v);
         copy_strided((char *)dest + pe * dblock, dst, (const char *)from + 8, 1, nelems, es);

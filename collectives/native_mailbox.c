@@ -74,12 +74,18 @@ int pshm_native_alltoall_mailbox(struct pshm_team *t, void *dest, const void *sr
      * would otherwise drain its store buffer at every flag, paying the
      * trip to each receiver's line in turn instead of all at once.  Peers
      * in turn from me + 1, wrapping without a division. */
+    /* The slot lies in the heap, mapped at every member (all_mapped); the
+     * table and the offset are read once, which the compiler cannot do
+     * across the stores itself. */
+    const struct pshm_peer *peer = pshm_g.peer;
+    const int *world = t->world;
+    uintptr_t off = (uintptr_t)mine - pshm_g.heap_lo;
+    const char *s = src;
     for (int i = 1, pe = me + 1; i < n; i++, pe++) {
         if (pe == n)
             pe = 0;
-        int w = coll_wpe(t, pe);
-        char *p = pshm_mapped(mine, w);
-        copy_strided(p + 8, 1, (const char *)src + pe * sblock, sst, nelems, es);
+        char *p = peer[world ? world[pe] : pe].base[PSHM_SEG_HEAP] + off;
+        copy_strided(p + 8, 1, s + pe * sblock, sst, nelems, es);
         __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

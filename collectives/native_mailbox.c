@@ -38,7 +38,9 @@ static inline void copy_strided(char *d, ptrdiff_t dst, const char *s, ptrdiff_t
 {
     if (dst == 1 && sst == 1) {
         size_t b = nelems * es;
-        if (b == 8) {
+        if (b == 0) {
+            /* nothing: the pointers may be null */
+        } else if (b == 8) {
             memcpy(d, s, 8);
         } else if (b > 8 && b <= 16) { /* two overlapping words */
             uint64_t x, y;

@@ -78,7 +78,7 @@ static void hs_chunk(struct pshm_team *t, unsigned char *d, const unsigned char 
     int par = (int)(t->sym->l.scan_count++ & 1);
     struct pshm_coll_flags *f = &t->sym->f;
     unsigned char *acc = exclusive ? incl : d;
-    if (acc != s)
+    if (acc != s && b)
         memmove(acc, s, b);
     int have = 0; /* exscan: d holds something from below */
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
@@ -93,7 +93,7 @@ static void hs_chunk(struct pshm_team *t, unsigned char *d, const unsigned char 
         if (exclusive) {
             if (have)
                 r->fn(d, buf, m);
-            else
+            else if (b)
                 memcpy(d, buf, b);
             have = 1;
         }
@@ -101,7 +101,7 @@ static void hs_chunk(struct pshm_team *t, unsigned char *d, const unsigned char 
         if (!exclusive || me + 2 * dist < n)
             r->fn(acc, buf, m);
     }
-    if (exclusive && !have)
+    if (exclusive && !have && b)
         memset(d, 0, b); /* PE 0: all-zero bits are 0 for every SUM type */
 }
 
@@ -111,9 +111,9 @@ static int scan_hs(struct pshm_team *t, void *dest, const void *src, size_t coun
     int n = t->n_pes;
     size_t es = r->esize;
     if (n == 1) {
-        if (exclusive)
+        if (exclusive && count)
             memset(dest, 0, count * es);
-        else if (dest != src)
+        else if (dest != src && count)
             memmove(dest, src, count * es);
         return 0;
     }

@@ -328,11 +328,13 @@ static void team_suite(shmem_team_t t, const char *form)
      * passes the peers' scratch from one algorithm to another (gather,
      * recursive doubling, Hillis-Steele) while a slow PE may still read
      * what the previous one left there. */
-    static const int sizes[] = {1, 200, 64, 8200, 150, 3};
+    static const int sizes[] = {1, 200, 64, 8200, 0, 150, 3};
     begin(&k, "reduce/scan sizes", form, 0);
     for (long it = 0; it < iters(64) * 2; it++) {
-        int cnt = sizes[it % 6];
-        if (it % 3 == 2)
+        int cnt = sizes[it % 7];
+        if (cnt == 0 && it % 2)
+            alltoall(&k, t, it, 0, dst[next_buf()], (int)(it / 2 % 2));
+        else if (it % 3 == 2)
             scan(&k, t, it, cnt, dst[next_buf()], (int)(it / 3 % 2));
         else
             op_reduce(&k, t, it, cnt, dst[next_buf()]);

@@ -13,7 +13,7 @@ enum { PSHM_BCAST_BINOMIAL = 1, PSHM_BCAST_SCATTER_ALLGATHER };
 enum { PSHM_REDUCE_RECURSIVE_DOUBLING = 1, PSHM_REDUCE_RING, PSHM_REDUCE_REDUCE_SCATTER_ALLGATHER };
 enum { PSHM_COLLECT_RING = 1, PSHM_COLLECT_RECURSIVE_DOUBLING, PSHM_COLLECT_LINEAR };
 enum { PSHM_ALLTOALL_PAIRWISE = 1, PSHM_ALLTOALL_LINEAR, PSHM_ALLTOALL_MAILBOX };
-enum { PSHM_SCAN_LINEAR = 1, PSHM_SCAN_HILLIS_STEELE };
+enum { PSHM_SCAN_LINEAR = 1, PSHM_SCAN_HILLIS_STEELE, PSHM_SCAN_SEGMENTED };
 
 /* Variable name and '|'-separated choices, indexed by PSHM_COP_*. */
 #define PSHM_COLL_ALGO_VARS                                                                        \
@@ -23,7 +23,7 @@ enum { PSHM_SCAN_LINEAR = 1, PSHM_SCAN_HILLIS_STEELE };
         {"SHMEM_REDUCE_ALGORITHM", "auto|recursive_doubling|ring|reduce_scatter_allgather"},       \
         {"SHMEM_COLLECT_ALGORITHM", "auto|ring|recursive_doubling|linear"},                        \
         {"SHMEM_ALLTOALL_ALGORITHM", "auto|pairwise|linear|mailbox"},                              \
-        {"SHMEM_SCAN_ALGORITHM", "auto|linear|hillis_steele"},                                     \
+        {"SHMEM_SCAN_ALGORITHM", "auto|linear|hillis_steele|segmented"},                           \
     }
 
 /* Components SHMEM_COLLECTIVES accepts. */

@@ -125,7 +125,8 @@ int pshm_native_collect(struct pshm_team *t, void *dest, const void *src, size_t
 static int use_mailbox(const struct pshm_team *t, size_t bytes)
 {
     int a = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL];
-    return (a == PSHM_ALG_AUTO || a == PSHM_ALLTOALL_MAILBOX) && bytes <= pshm_native_mailbox_max(t);
+    size_t max = pshm_native_mailbox_max(t); /* 0: not on this team (even for 0 bytes) */
+    return (a == PSHM_ALG_AUTO || a == PSHM_ALLTOALL_MAILBOX) && max && bytes <= max;
 }
 
 int pshm_native_alltoall(struct pshm_team *t, void *dest, const void *src, size_t nbytes)

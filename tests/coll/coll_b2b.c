@@ -39,7 +39,7 @@ static const char *const algo_sets[NSETS][NVARS] = {
     {"auto", "auto", "auto", "auto", "auto", "auto"},
     {"dissemination", "binomial", "recursive_doubling", "ring", "pairwise", "linear"},
     {"tree", "scatter_allgather", "ring", "recursive_doubling", "linear", "hillis_steele"},
-    {"counter", "binomial", "reduce_scatter_allgather", "linear", "mailbox", "hillis_steele"},
+    {"counter", "binomial", "reduce_scatter_allgather", "linear", "mailbox", "segmented"},
 };
 static const char *const algo_vars[NVARS] = {
     "SHMEM_BARRIER_ALGORITHM", "SHMEM_BCAST_ALGORITHM",    "SHMEM_REDUCE_ALGORITHM",

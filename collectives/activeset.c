@@ -5,10 +5,13 @@
  * sender increments and the receiver decrements with atomics, so pSync is
  * back at SHMEM_SYNC_VALUE when the call returns, and a PE already in the
  * next call on the same pSync only leaves a count behind.  Data moves by
- * pushes into dest, completed before the closing barrier. */
+ * pushes into dest, completed before the closing barrier.  Under
+ * SHMEM_COLLECTIVES=mpi a set runs on a cached communicator instead
+ * (coll_ext.c), with pSync untouched. */
 #include <stdlib.h>
 
 #include "coll.h"
+#include "coll_ext_int.h"
 #include "coll_state.h"
 #include "error.h"
 
@@ -72,6 +75,10 @@ void pshm_as_barrier(const char *routine, int start, int logstride, int size, lo
     int me = as_index(routine, start, logstride, size);
     if (me < 0)
         return;
+    void *h;
+    const struct pshm_cext *x = pshm_cext_as(start, logstride, size, me, &h);
+    if (x && x->barrier(h) == 0)
+        return;
     sync_set(routine, me, start, logstride, size, pSync);
 }
 
@@ -101,6 +108,10 @@ void pshm_as_broadcast(const char *routine, void *dest, const void *src, size_t 
     int me = as_index(routine, start, logstride, size);
     if (me < 0)
         return;
+    void *h;
+    const struct pshm_cext *x = pshm_cext_as(start, logstride, size, me, &h);
+    if (x && x->broadcast(h, dest, src, nbytes, root, 0) == 0)
+        return;
     if (me == root)
         for (int i = 1; i < size; i++)
             coll_put(dest, src, nbytes, as_pe(start, logstride, (me + i) % size));
@@ -121,6 +132,10 @@ void pshm_as_collect(const char *routine, void *dest, const void *src, size_t nb
     }
     int me = as_index(routine, start, logstride, size);
     if (me < 0)
+        return;
+    void *h;
+    const struct pshm_cext *x = pshm_cext_as(start, logstride, size, me, &h);
+    if (x && (fixed ? x->fcollect(h, dest, src, nbytes) : x->collect(h, dest, src, nbytes)) == 0)
         return;
     size_t off = (size_t)me * nbytes;
     if (!fixed) {
@@ -160,6 +175,11 @@ void pshm_as_alltoalls(const char *routine, void *dest, const void *src, ptrdiff
     int me = as_index(routine, start, logstride, size);
     if (me < 0)
         return;
+    void *h;
+    const struct pshm_cext *x = pshm_cext_as(start, logstride, size, me, &h);
+    if (x && (dst == 1 && sst == 1 ? x->alltoall(h, dest, src, nelems * esize)
+                                   : x->alltoalls(h, dest, src, dst, sst, nelems, esize)) == 0)
+        return;
     for (int i = 0; i < size; i++) {
         int j = (me + i) % size, w = as_pe(start, logstride, j);
         char *d = (char *)dest + (ptrdiff_t)((size_t)me * nelems) * dst * (ptrdiff_t)esize;
@@ -189,6 +209,10 @@ void pshm_as_reduce(const char *routine, void *dest, const void *src, int count,
     }
     int me = as_index(routine, start, logstride, size);
     if (me < 0)
+        return;
+    void *h;
+    const struct pshm_cext *x = pshm_cext_as(start, logstride, size, me, &h);
+    if (x && x->reduce(h, dest, src, (size_t)count, r->esize, r->type, r->op) == 0)
         return;
     size_t es = r->esize, bytes = (size_t)count * es;
     unsigned char *res = bytes ? malloc(bytes) : NULL;

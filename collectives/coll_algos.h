@@ -27,6 +27,6 @@ enum { PSHM_SCAN_LINEAR = 1, PSHM_SCAN_HILLIS_STEELE, PSHM_SCAN_SEGMENTED };
     }
 
 /* Components SHMEM_COLLECTIVES accepts. */
-#define PSHM_COLL_COMPONENTS "native"
+#define PSHM_COLL_COMPONENTS "native|mpi|auto"
 
 #endif

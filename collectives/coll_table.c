@@ -1,11 +1,15 @@
 /* The collectives component table: SHMEM_COLLECTIVES picks a component at
- * init; every operation it leaves NULL falls back to the native one. */
+ * init; every operation it leaves NULL falls back to the native one.
+ * "mpi" and "auto" load coll-mpi.so (coll_ext.c), whose shims choose per
+ * call between it and the native algorithms. */
 #include <string.h>
 
 #include "coll.h"
+#include "coll_ext_int.h"
 #include "coll_state.h"
 #include "config.h"
 #include "error.h"
+#include "init.h"
 
 const struct pshm_coll_ops pshm_coll_native = {
     .name = "native",
@@ -23,9 +27,24 @@ struct pshm_coll_ops pshm_coll;
 _Thread_local int pshm_coll_pending __attribute__((tls_model("initial-exec")));
 _Thread_local const char *pshm_coll_routine __attribute__((tls_model("initial-exec"))) = "collective";
 
-/* Components compiled in; an "mpi" entry joins this list with the MPI
- * transport. */
-static const struct pshm_coll_ops *const components[] = {&pshm_coll_native};
+/* The component behind SHMEM_COLLECTIVES=mpi|auto, loaded and started, or
+ * the job ends with one line saying why not. */
+static void start_ext(const char *want)
+{
+    char why[1024], line[1200];
+    struct pshm_cext_svc svc;
+    pshm_cext_fill_svc(&svc, pshm_g.my_pe, pshm_g.n_pes,
+                       pshm_thread_level == SHMEM_THREAD_MULTIPLE);
+    if (pshm_cext_load("mpi", why, sizeof why) == 0) {
+        static struct pshm_cext_svc kept; /* the component keeps the pointer */
+        kept = svc;
+        if (pshm_cext_loaded(NULL)->init(&kept, why, sizeof why) == 0)
+            return;
+    }
+    snprintf(line, sizeof line, "SHMEM_COLLECTIVES=%s: MPI cannot serve the collectives: %s",
+             want, why);
+    pshm_config_fail(pshm_g.my_pe, line, 1);
+}
 
 #define FILL(op)                                                                                   \
     if (!pshm_coll.op)                                                                             \
@@ -34,12 +53,13 @@ static const struct pshm_coll_ops *const components[] = {&pshm_coll_native};
 void pshm_coll_init(void)
 {
     const char *want = pshm_cfg.collectives ? pshm_cfg.collectives : "native";
-    const struct pshm_coll_ops *c = NULL;
-    for (size_t i = 0; i < sizeof components / sizeof *components; i++)
-        if (strcmp(components[i]->name, want) == 0)
-            c = components[i];
-    if (!c)
-        pshm_fatal("SHMEM_COLLECTIVES='%s': this component is not built in", want);
+    const struct pshm_coll_ops *c = &pshm_coll_native;
+    pshm_cext_mode = PSHM_CEXT_MODE_NATIVE;
+    if (strcmp(want, "native")) {
+        start_ext(want);
+        pshm_cext_mode = strcmp(want, "auto") ? PSHM_CEXT_MODE_MPI : PSHM_CEXT_MODE_AUTO;
+        c = &pshm_coll_ext_ops;
+    }
     pshm_coll = *c;
     FILL(barrier);
     FILL(broadcast);
@@ -61,6 +81,11 @@ void pshm_coll_fini(void)
     if (pshm_coll.team_destroy) {
         pshm_coll.team_destroy(&pshm_team_shared);
         pshm_coll.team_destroy(&pshm_team_world);
+    }
+    if (pshm_cext_mode != PSHM_CEXT_MODE_NATIVE) {
+        pshm_cext_loaded(NULL)->fini();
+        pshm_cext_unload();
+        pshm_cext_mode = PSHM_CEXT_MODE_NATIVE;
     }
 }
 

@@ -81,7 +81,9 @@ out:
     return rc;
 }
 
-static int pmi_barrier(void) { return pmi_client_barrier(); }
+/* PSHM_BOOT_CLOSED when the program's MPI_Finalize took the connection
+ * with it: the core then meets the other PEs without the launcher. */
+static int pmi_barrier(void) { return pmi_client_closed() ? PSHM_BOOT_CLOSED : pmi_client_barrier(); }
 
 __attribute__((noreturn)) static void pmi_abort(int status, const char *msg)
 {

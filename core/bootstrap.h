@@ -23,7 +23,7 @@ struct pshm_boot {
     int *local_ranks; /* n_local world ranks on this node, ascending, self included */
     /* Everyone contributes len bytes; all[] receives size*len bytes in rank order. */
     int (*allgather)(const void *mine, void *all, size_t len);
-    int (*barrier)(void);
+    int (*barrier)(void); /* 0, -1, or PSHM_BOOT_CLOSED */
     /* Ends the whole job with status; msg may be NULL. Does not return. */
     void (*abort)(int status, const char *msg) __attribute__((noreturn));
     void (*fini)(void);
@@ -51,5 +51,9 @@ const struct pshm_boot_component *pshm_boot_choose(const char *forced, const cha
 int pshm_boot_init(struct pshm_boot *b, const char *forced, char *err, size_t errlen);
 /* The names of every component, '|'-separated after "auto", for settings. */
 #define PSHM_BOOT_CHOICES "auto|pmix|pmi|singleton"
+
+/* A barrier's answer when the launcher's connection is gone (PMI-1 after
+ * the program's MPI_Finalize): not an error, the core has other ways. */
+#define PSHM_BOOT_CLOSED 1
 
 #endif

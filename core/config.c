@@ -41,7 +41,8 @@ const pshm_setting pshm_core_settings[] = {
     {"SHMEM_INFO", PSHM_SETTING_BOOL, "0", NULL, "print the shmem_info report on PE 0 at shmem_init"},
     {"SHMEM_VERSION", PSHM_SETTING_BOOL, "0", NULL, "print the library version on PE 0 at shmem_init"},
     {"SHMEM_COLLECTIVES", PSHM_SETTING_CHOICE, "native", PSHM_COLL_COMPONENTS,
-     "collectives component: native (over RMA/AMO, shared-memory aware)"},
+     "collectives component: native (over RMA/AMO, shared-memory aware), mpi (MPI's "
+     "collectives, coll-mpi.so) or auto (per operation and size; shmem_info shows the choices)"},
     {"PLUGSHMEM_JOB_TAG", PSHM_SETTING_STRING, "(set by oshrun)", NULL,
      "job identifier used to name shared-memory objects"},
     {NULL, 0, NULL, NULL, NULL},
@@ -177,7 +178,8 @@ static int load_collectives(struct pshm_config *c, char *err, size_t errlen)
     int comp;
     if (load_choice("SHMEM_COLLECTIVES", PSHM_COLL_COMPONENTS, &comp, err, errlen))
         return -1;
-    c->collectives = "native";
+    static const char *const comps[] = {"native", "mpi", "auto"}; /* as PSHM_COLL_COMPONENTS */
+    c->collectives = comps[comp];
     for (int i = 0; i < PSHM_COP_N; i++)
         if (load_choice(algo[i].name, algo[i].choices, &c->coll_algo[i], err, errlen))
             return -1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "api.h"
+#include "coll_ext_int.h"
 #include "config.h"
 #include "error.h"
 #include "info.h"
@@ -73,6 +74,12 @@ PSHM_API void pshmemx_info_print(FILE *out)
             fprintf(out, "         %s\n", p->why);
         else
             fprintf(out, "         priority %d\n", p->priority);
+        if (p->desc && p->usable)
+            fprintf(out, "         explicit requests (shmemx_*_nbe) complete by %s\n",
+                    PSHM_ABI_HAS(p->desc, pshm_transport_desc, nbe_completion) &&
+                            p->desc->nbe_completion
+                        ? p->desc->nbe_completion
+                        : "a quiet of the context (no per-request completion in this transport)");
     }
     if (!reg.n)
         fprintf(out, "  none found\n");
@@ -94,6 +101,9 @@ PSHM_API void pshmemx_info_print(FILE *out)
     else if (boot)
         fprintf(out, "Bootstrap that would be selected: %s, for %s (%s)\n", boot->name,
                 boot->launcher, boot_why);
+
+    fprintf(out, "\n");
+    pshm_cext_info(out, pshm_is_initialized() || cfg_ok ? pshm_cfg.collectives : "native");
 
     fprintf(out, "\nEnvironment (name, current value or default, meaning):\n");
     pshm_config_print(out);

@@ -11,12 +11,15 @@
 #include "abi.h"
 #include "alloc.h"
 #include "api.h"
+#include "coll.h"
 #include "config.h"
 #include "error.h"
 #include "info.h"
 #include "init.h"
 #include "memory.h"
 #include "registry.h"
+#include "request.h"
+#include "space.h"
 #include "segment.h"
 #include "settings.h"
 #include "sweeper.h"
@@ -50,7 +53,7 @@ void pshm_job_abort(int status)
 
 /* A configuration error is the same on every PE: PE 0 reports it and the
  * others give it time to, so that the user reads one line, not one per PE. */
-static int config_fail(int rank, const char *msg, int fatal)
+int pshm_config_fail(int rank, const char *msg, int fatal)
 {
     if (rank == 0 || !fatal)
         pshm_error("%s", msg);
@@ -102,6 +105,25 @@ static const char *svc_getenv(const char *name)
     return v;
 }
 
+/* A plugin's barrier (ofi and ucx meet the other PEs in fini).  Under
+ * hydra, a program that called MPI_Finalize before shmem_finalize took
+ * the PMI connection with it; the world team, still up in fini, then
+ * meets the PEs natively, and the quiet completes its flags before the
+ * plugin tears down. */
+static int teams_up;
+
+static int svc_barrier(void)
+{
+    int rc = pshm_boot.barrier();
+    if (rc != PSHM_BOOT_CLOSED)
+        return rc;
+    if (!teams_up)
+        return -1;
+    pshm_native_barrier_dissemination(&pshm_team_world);
+    pshm_quiet(&pshm_ctx_default);
+    return 0;
+}
+
 static void build_services(void)
 {
     memset(&svc, 0, sizeof svc);
@@ -116,7 +138,7 @@ static void build_services(void)
         local_of[pshm_boot.local_ranks[i]] = i;
     svc.local_of = local_of;
     svc.allgather = pshm_boot.allgather;
-    svc.barrier = pshm_boot.barrier;
+    svc.barrier = svc_barrier;
     svc.getenv = svc_getenv;
     svc.error = svc_error;
     svc.fatal = svc_fatal;
@@ -154,7 +176,7 @@ static void adopt_ops(const pshm_transport_ops *ops)
     if (pshm_abi_adopt_ops(ops, &tp_ops, why, sizeof why) == 0)
         return;
     snprintf(msg, sizeof msg, "transport '%s' (%s): %s", plugin.name, plugin.path, why);
-    config_fail(pshm_boot.rank, msg, 1);
+    pshm_config_fail(pshm_boot.rank, msg, 1);
 }
 
 /* SHMEM_THREAD_MULTIPLE needs a plugin that takes concurrent calls; the
@@ -181,14 +203,14 @@ static int select_transport(int fatal)
     struct pshm_plugin *p = pshm_registry_select(&reg, pshm_cfg.transport, err, sizeof err);
     if (!p) {
         pshm_registry_release(&reg, NULL);
-        return config_fail(pshm_boot.rank, err, fatal);
+        return pshm_config_fail(pshm_boot.rank, err, fatal);
     }
     plugin = *p;
     pshm_registry_release(&reg, p);
     /* The plugin's settings are checked here, before init(), so that a bad
      * value reads like one of the core's. */
     if (pshm_settings_check(plugin.desc->settings, err, sizeof err))
-        return config_fail(pshm_boot.rank, err, fatal);
+        return pshm_config_fail(pshm_boot.rank, err, fatal);
     return 0;
 }
 
@@ -228,12 +250,12 @@ static int init(int requested, int *provided, int fatal)
     }
     if (pshm_config_load(err, sizeof err)) {
         pthread_mutex_unlock(&init_lock);
-        return config_fail(env_rank(), err, fatal);
+        return pshm_config_fail(env_rank(), err, fatal);
     }
     memset(&pshm_boot, 0, sizeof pshm_boot);
     if (pshm_boot_init(&pshm_boot, pshm_cfg.bootstrap, err, sizeof err)) {
         pthread_mutex_unlock(&init_lock);
-        return config_fail(env_rank(), err, fatal);
+        return pshm_config_fail(env_rank(), err, fatal);
     }
     boot_up = 1;
     if (pshm_boot.size > 1)
@@ -285,9 +307,11 @@ static int init(int requested, int *provided, int fatal)
     memset(&pshm_ctx_default, 0, sizeof pshm_ctx_default);
     pshm_ctx_default.team = &pshm_team_world;
     pshm_memory_init(pshm_cfg.symmetric_size);
-    pshm_teams_init();
-
+    /* Before the teams: a collectives component asks MPI for it. */
     pshm_thread_level = thread_level(requested, tp_ops.caps);
+    pshm_teams_init();
+    teams_up = 1;
+
     if (provided)
         *provided = pshm_thread_level;
     refcount = 1;
@@ -332,9 +356,12 @@ PSHM_API void pshmem_finalize(void)
     }
     pshmem_barrier_all();
     plugin.desc->fini();
+    pshm_spaces_fini();
     pshm_g.tp = NULL;
     memset(&tp_ops, 0, sizeof tp_ops);
     pshm_teams_fini();
+    teams_up = 0;
+    pshm_requests_fini();
     pshm_memory_fini();
     pshm_sleep_fini();
     pshm_segments_fini();

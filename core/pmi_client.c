@@ -364,6 +364,19 @@ int pmi_client_get(const char *key, char *value, size_t cap)
     return 0;
 }
 
+int pmi_client_closed(void)
+{
+    if (conn.fd < 0)
+        return 1;
+    struct pollfd p = {.fd = conn.fd, .events = POLLIN | POLLRDHUP};
+    if (poll(&p, 1, 0) <= 0)
+        return 0;
+    if (p.revents & (POLLHUP | POLLRDHUP | POLLERR))
+        return 1;
+    char c;
+    return recv(conn.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 int pmi_client_barrier(void)
 {
     char line[PMI_WIRE_LINE], err[512];

@@ -26,6 +26,10 @@ int pmi_client_init(struct pmi_job *job, char *err, size_t errlen);
 int pmi_client_put(const char *key, const char *value);
 int pmi_client_get(const char *key, char *value, size_t cap);
 int pmi_client_barrier(void);
+/* The launcher closed the connection: an MPICH in this process finalized
+ * it (MPI_Finalize sends PMI's finalize on the same descriptor, and hydra
+ * then hangs up). */
+int pmi_client_closed(void);
 /* Asks the launcher to end the job with status, then waits to be ended. */
 void pmi_client_abort(int status) __attribute__((noreturn));
 

@@ -17,10 +17,10 @@ static char dirs_searched[4096];
 
 /* The folder holding the loaded core library, so that a relocated install
  * still finds its plugins. */
-static int core_lib_dir(char *out, size_t len)
+int pshm_core_lib_dir(char *out, size_t len)
 {
     Dl_info info;
-    if (!dladdr((void *)core_lib_dir, &info) || !info.dli_fname)
+    if (!dladdr((void *)pshm_core_lib_dir, &info) || !info.dli_fname)
         return -1;
     char real[PATH_MAX];
     if (!realpath(info.dli_fname, real))
@@ -138,7 +138,7 @@ int pshm_registry_scan(struct pshm_registry *r, const char *extra_path)
         free(copy);
     }
     char libdir[PATH_MAX], dir[PATH_MAX + 64];
-    if (core_lib_dir(libdir, sizeof libdir) == 0) {
+    if (pshm_core_lib_dir(libdir, sizeof libdir) == 0) {
         snprintf(dir, sizeof dir, "%s/plugshmem", libdir);
         struct stat st;
         if (stat(dir, &st) == 0) {

@@ -61,6 +61,8 @@ struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pr
                                          size_t errlen);
 /* Unloads every plugin except keep (may be NULL) and frees the list. */
 void pshm_registry_release(struct pshm_registry *r, struct pshm_plugin *keep);
+/* The folder of the loaded core library (0), or -1. */
+int pshm_core_lib_dir(char *out, size_t len);
 /* Folders searched, in order, ':'-separated (for shmem_info). */
 const char *pshm_registry_dirs(void);
 

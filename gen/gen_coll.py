@@ -185,7 +185,16 @@ def block_loop(head, ty, e):
 
 # ---------------------------------------------------------------- output
 
-COMPLEX_GUARD = "#if !defined(__cplusplus) && !defined(__STDC_NO_COMPLEX__)"
+# shmem.h defines PSHM_HAVE_COMPLEX and the two typedefs (C: _Complex, C++:
+# std::complex) that the complex forms are declared with.
+COMPLEX_GUARD = "#ifdef PSHM_HAVE_COMPLEX"
+DECL_CTYPE = {"float _Complex": "pshm_complexf", "double _Complex": "pshm_complexd"}
+
+
+def decl_params(params):
+    for c, t in DECL_CTYPE.items():
+        params = params.replace(c, t)
+    return params
 
 
 def _decls(prefix, with_dep):
@@ -199,7 +208,7 @@ def _decls(prefix, with_dep):
     out.append(COMPLEX_GUARD)
     for name, ret, params, body, dep, _ in cplx:
         d = "PSHM_DEPRECATED " if dep and with_dep else ""
-        out.append("%s%s %s%s(%s);" % (d, ret, prefix, name, params))
+        out.append("%s%s %s%s(%s);" % (d, ret, prefix, name, decl_params(params)))
     out.append("#endif")
     return "\n".join(out)
 

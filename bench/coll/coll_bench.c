@@ -4,14 +4,17 @@
  * calls only, so the same source builds against other implementations
  * (e.g. Open MPI's oshcc) for comparison.  PE 0 prints one table:
  *
- *   coll_bench [max_bytes] [iterations]
+ *   coll_bench [max_bytes] [iterations] [component,component...]
  *
  * COLL_BENCH_OPS (e.g. "alltoall,reduce") keeps only those operations and
  * COLL_BENCH_MIN drops smaller sizes (what bench/coll/icount_coll.sh counts).
  * inscan (long sum_inscan) exists in the team form only.
  *
  * Each row is the mean over the iterations of the slowest PE's time per
- * call (every PE times the same loop; the maximum is reported).
+ * call (every PE times the same loop; the maximum is reported).  With a
+ * list of PlugSHMEM collectives components (e.g. native,mpi,auto) the
+ * whole table runs once per component, each in its own shmem_init with
+ * SHMEM_COLLECTIVES set to it, and the columns are printed side by side.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
@@ -53,16 +56,33 @@ static double report(double t0, int iters)
     return t_max;
 }
 
-int main(int argc, char **argv)
+#define MAX_ROWS 64
+#define MAX_COLS 4
+static const char *row_op[MAX_ROWS];
+static size_t row_bytes[MAX_ROWS];
+static double res[MAX_COLS][MAX_ROWS];
+static int nrows;
+
+static int next_row;
+
+/* Every component's table has the same rows in the same order. */
+static void row(int col, const char *op, size_t bytes, double usec)
 {
-#if ACTIVESET
-    for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
-        psync[i] = psync2[i] = SHMEM_SYNC_VALUE;
-#endif
-    shmem_init();
+    int r = next_row++;
+    if (r >= MAX_ROWS)
+        return;
+    if (col == 0) {
+        row_op[r] = op;
+        row_bytes[r] = bytes;
+        nrows = r + 1;
+    }
+    res[col][r] = usec;
+}
+
+static void table(int col, size_t maxb, int iters0)
+{
     int me = shmem_my_pe(), np = shmem_n_pes();
-    size_t maxb = argc > 1 ? strtoul(argv[1], NULL, 0) : 65536;
-    int iters0 = argc > 2 ? atoi(argv[2]) : 2000;
+    next_row = 0;
     char *src = shmem_malloc(maxb * (size_t)np);
     char *dst = shmem_malloc(maxb * (size_t)np);
     memset(src, 1, maxb * (size_t)np);
@@ -82,12 +102,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < iters; i++)
         shmem_sync_all();
     double syn = report(t0, iters);
-    if (me == 0) {
-        printf("# %d PEs; microseconds per call, slowest PE\n", np);
-        printf("%-10s %10s %10s\n", "op", "bytes", "usec");
-        printf("%-10s %10d %10.3f\n", "barrier", 0, bar);
-        printf("%-10s %10d %10.3f\n", "sync_all", 0, syn);
-    }
+    row(col, "barrier", 0, bar);
+    row(col, "sync_all", 0, syn);
     const char *ops[] = {"bcast", "reduce", "fcollect", "alltoall", "inscan"};
     const char *only = getenv("COLL_BENCH_OPS");
     size_t minb = getenv("COLL_BENCH_MIN") ? strtoul(getenv("COLL_BENCH_MIN"), NULL, 0) : 0;
@@ -129,13 +145,55 @@ int main(int argc, char **argv)
 #endif
                 }
             }
-            double t = report(t0, iters);
-            if (me == 0)
-                printf("%-10s %10zu %10.3f\n", ops[o], b, t);
+            row(col, ops[o], b, report(t0, iters));
         }
     }
+    (void)me;
     shmem_free(dst);
     shmem_free(src);
-    shmem_finalize();
+#if ACTIVESET
+    shmem_free(lwrk);
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    size_t maxb = argc > 1 ? strtoul(argv[1], NULL, 0) : 65536;
+    int iters0 = argc > 2 ? atoi(argv[2]) : 2000;
+    char *names[MAX_COLS] = {NULL};
+    int ncols = 1;
+    if (argc > 3) {
+        ncols = 0;
+        for (char *save = NULL, *c = strtok_r(argv[3], ",", &save); c && ncols < MAX_COLS;
+             c = strtok_r(NULL, ",", &save))
+            names[ncols++] = c;
+    }
+    int me = 0, np = 1;
+    for (int col = 0; col < ncols; col++) {
+#if ACTIVESET
+        for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+            psync[i] = psync2[i] = SHMEM_SYNC_VALUE;
+#endif
+        if (names[col])
+            setenv("SHMEM_COLLECTIVES", names[col], 1);
+        shmem_init();
+        me = shmem_my_pe();
+        np = shmem_n_pes();
+        table(col, maxb, iters0);
+        shmem_finalize();
+    }
+    if (me == 0) {
+        printf("# %d PEs; microseconds per call, slowest PE\n", np);
+        printf("%-10s %10s", "op", "bytes");
+        for (int c = 0; c < ncols; c++)
+            printf(" %10s", names[c] ? names[c] : "usec");
+        printf("\n");
+        for (int r = 0; r < nrows; r++) {
+            printf("%-10s %10zu", row_op[r], row_bytes[r]);
+            for (int c = 0; c < ncols; c++)
+                printf(" %10.3f", res[c][r]);
+            printf("\n");
+        }
+    }
     return 0;
 }

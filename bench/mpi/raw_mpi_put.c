@@ -17,14 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef HAVE_CALLGRIND
-#include <valgrind/callgrind.h>
-#else
-#define CALLGRIND_START_INSTRUMENTATION
-#define CALLGRIND_STOP_INSTRUMENTATION
-#define CALLGRIND_ZERO_STATS
-#define CALLGRIND_DUMP_STATS_AT(x)
-#endif
+#include "callgrind_marks.h"
 
 static MPI_Win win;
 static long word;

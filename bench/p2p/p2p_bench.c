@@ -16,13 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#ifdef HAVE_CALLGRIND
-#include <valgrind/callgrind.h>
-#else
-#define CALLGRIND_START_INSTRUMENTATION
-#define CALLGRIND_STOP_INSTRUMENTATION
-#define CALLGRIND_ZERO_STATS
-#endif
+#include "callgrind_marks.h"
 
 #define MAX_SIZE (1 << 20)
 

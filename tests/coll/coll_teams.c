@@ -167,7 +167,10 @@ int main(void)
     /* Thousands of cycles: a leaked slot would exhaust the pool. */
     long sum = 0;
     static long one = 1, got = 0;
-    for (int i = 0; i < 3000; i++) {
+    /* COLL_TEAM_CYCLES: fewer where each team costs an MPI communicator
+     * (SHMEM_COLLECTIVES=mpi, tests/collmpi). */
+    int cycles = getenv("COLL_TEAM_CYCLES") ? atoi(getenv("COLL_TEAM_CYCLES")) : 3000;
+    for (int i = 0; i < cycles; i++) {
         rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, i % np, 1, np - i % np, NULL, 0, &t);
         CHECK(rc == 0, "cycle %d: rc %d", i, rc);
         if (t != SHMEM_TEAM_INVALID && i % 100 == 0) {

@@ -3,10 +3,13 @@
  * the program's, the checks that MPI ranks are our PEs, settings, and the
  * plugin's descriptor.
  *
- * MPI cannot be initialized twice in a process, but OpenSHMEM can (a
- * program may call shmem_init again after shmem_finalize).  So when the
- * plugin starts MPI it keeps it, and itself, loaded until the process
- * exits, and finalizes MPI then.
+ * The plugin reaches MPI through an MPI-4 session of its own, never
+ * MPI_Init: the program's world model (MPI_Init, MPI_Finalize) stays the
+ * program's, which may start it before or after shmem_init and end it
+ * before or after shmem_finalize (docs/mpi.md, "Programs that use MPI
+ * too").  MPICH 4.0.2 cannot open a session again once the process's last
+ * one closed, and OpenSHMEM may initialize again after finalizing: so the
+ * session, and the plugin, stay until the process exits.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,7 +26,8 @@
 struct mpi_state mg;
 static pshm_transport_ops ops;
 static int active;         /* between init and fini */
-static int started_by_us;  /* MPI_Init_thread was ours (survives fini) */
+static int started_by_us;  /* the program had not started MPI when the session opened */
+static MPI_Session session = MPI_SESSION_NULL; /* ours, until exit */
 static int atexit_done;
 
 static const char *env(const pshm_core_services *svc, const char *name)
@@ -68,7 +72,7 @@ static int mpi_would_match(const pshm_core_services *svc, char *why, size_t whyl
     int inited = 0, fin = 0;
     MPI_Initialized(&inited);
     MPI_Finalized(&fin);
-    if (fin) {
+    if (fin && session == MPI_SESSION_NULL) {
         snprintf(why, whylen, "MPI was finalized in this process and cannot start again");
         return 0;
     }
@@ -165,15 +169,14 @@ static int number(const char *name, unsigned long lo, unsigned long hi, unsigned
 
 static void finalize_at_exit(void)
 {
-    int fin = 1;
     /* After a normal shmem_finalize only: a job ended by
-     * shmem_global_exit or a crash must not wait in MPI_Finalize. */
-    if (started_by_us && !active && MPI_Finalized(&fin) == MPI_SUCCESS && !fin)
-        MPI_Finalize();
+     * shmem_global_exit or a crash must not wait inside MPI. */
+    if (session != MPI_SESSION_NULL && !active)
+        MPI_Session_finalize(&session);
 }
 
 /* Keeps this plugin, hence libmpich, loaded when the core closes it:
- * MPI stays initialized for a later shmem_init and until exit. */
+ * the session stays open for a later shmem_init and until exit. */
 static void pin_self(void)
 {
     Dl_info info;
@@ -189,24 +192,62 @@ static const char *level_name(int l)
                                         : "MPI_THREAD_SINGLE";
 }
 
+static int level_of(const char *name)
+{
+    return !strcmp(name, "MPI_THREAD_MULTIPLE")     ? MPI_THREAD_MULTIPLE
+           : !strcmp(name, "MPI_THREAD_SERIALIZED") ? MPI_THREAD_SERIALIZED
+           : !strcmp(name, "MPI_THREAD_FUNNELED")   ? MPI_THREAD_FUNNELED
+                                                    : MPI_THREAD_SINGLE;
+}
+
+/* Opens the session (once per process) and makes the plugin's
+ * communicator over MPI's world from it. */
 static int start_mpi(int required)
 {
-    int inited = 0;
+    int inited = 0, rc;
     MPI_Initialized(&inited);
+    if (session == MPI_SESSION_NULL) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "thread_level", level_name(required));
+        rc = MPI_Session_init(info, MPI_ERRORS_RETURN, &session);
+        MPI_Info_free(&info);
+        if (rc != MPI_SUCCESS) {
+            session = MPI_SESSION_NULL;
+            mg.svc->error("mpi transport: MPI_Session_init failed (error %d)", rc);
+            return -1;
+        }
+        started_by_us = !inited;
+        pin_self();
+        if (!atexit_done) {
+            atexit(finalize_at_exit);
+            atexit_done = 1;
+        }
+    }
+    /* MPICH has one thread level per process, set by whoever started it
+     * first: the program's, when it called MPI_Init before us. */
     if (inited) {
         MPI_Query_thread(&mg.mpi_level);
-        return 0;
+    } else {
+        MPI_Info si;
+        char v[64] = "";
+        int found = 0;
+        if (MPI_Session_get_info(session, &si) == MPI_SUCCESS) {
+            MPI_Info_get(si, "thread_level", sizeof v - 1, v, &found);
+            MPI_Info_free(&si);
+        }
+        mg.mpi_level = found ? level_of(v) : MPI_THREAD_SINGLE;
     }
-    int rc = MPI_Init_thread(NULL, NULL, required, &mg.mpi_level);
+    MPI_Group g;
+    rc = MPI_Group_from_session_pset(session, "mpi://WORLD", &g);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Comm_create_from_group(g, "org.plugshmem.transport", MPI_INFO_NULL,
+                                        MPI_ERRORS_RETURN, &mg.comm);
+        MPI_Group_free(&g);
+    }
     if (rc != MPI_SUCCESS) {
-        mg.svc->error("mpi transport: MPI_Init_thread failed (error %d)", rc);
+        mg.svc->error("mpi transport: no communicator from the MPI session (error %d)", rc);
         return -1;
-    }
-    started_by_us = 1;
-    pin_self();
-    if (!atexit_done) {
-        atexit(finalize_at_exit);
-        atexit_done = 1;
     }
     return 0;
 }
@@ -244,6 +285,7 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
                                                                           : MPI_THREAD_FUNNELED;
     if (start_mpi(required))
         return -1;
+
     /* SHMEM_THREAD_MULTIPLE on an MPI (the program's) below
      * MPI_THREAD_MULTIPLE: serve it serialized.  Without
      * PSHM_CAP_THREAD_SAFE the core provides SHMEM_THREAD_SERIALIZED and
@@ -252,9 +294,12 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     if (mg.thread_level == THREAD_MULTIPLE && mg.mpi_level < MPI_THREAD_MULTIPLE &&
         want_thread != 1)
         mg.thread_level = THREAD_SERIALIZED;
+    /* A single-threaded program (SHMEM_THREAD_SINGLE) with the program's
+     * MPI at MPI_THREAD_SINGLE is fine: no progress thread then. */
     int need = mg.thread_level == THREAD_MULTIPLE     ? MPI_THREAD_MULTIPLE
                : mg.thread_level == THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                : want_thread == 1                     ? MPI_THREAD_MULTIPLE
+               : mg.thread_level == 0                 ? MPI_THREAD_SINGLE
                                                       : MPI_THREAD_FUNNELED;
     if (mg.mpi_level < need) {
         svc->error("mpi transport: MPI provides %s, %s needs %s", level_name(mg.mpi_level),
@@ -262,14 +307,9 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
                    want_thread == 1 && need == MPI_THREAD_MULTIPLE ? "SHMEM_PROGRESS_THREAD=1"
                        : "the thread level the program asked for",
                    level_name(need));
-        return -1;
+        goto fail_comm;
     }
-    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &mg.comm);
-    if (rc != MPI_SUCCESS) {
-        svc->error("mpi transport: MPI_Comm_dup(MPI_COMM_WORLD) failed");
-        return -1;
-    }
-    MPI_Comm_set_errhandler(mg.comm, MPI_ERRORS_RETURN);
+
     int r, n;
     MPI_Comm_rank(mg.comm, &r);
     MPI_Comm_size(mg.comm, &n);
@@ -307,6 +347,12 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = mpi_fence;
     ops.quiet = mpi_quiet;
     ops.progress = mpi_progress;
+    ops.seg_register = mpi_seg_register;
+    ops.seg_deregister = mpi_seg_deregister;
+    ops.put_nbe = mpi_put_nbe;
+    ops.get_nbe = mpi_get_nbe;
+    ops.amo_nbe = mpi_amo_nbe;
+    ops.req_test = mpi_req_test;
     if (mg.verbose && svc->my_pe == 0) {
         char lib[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
@@ -343,6 +389,7 @@ static void mpi_fini(void)
         return;
     mpi_quiet(NULL);
     progress_stop();
+    mpi_spaces_close(); /* spaces still attached: every PE has the same */
     win_close_all();
     MPI_Comm_free(&mg.comm);
     active = 0;
@@ -379,4 +426,6 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .fini = mpi_fini,
     .max_priority = mpi_max_priority,
     .settings = settings,
+    .nbe_completion = "its own MPI_Rget and MPI_Rget_accumulate requests, then MPI_Win_flush to "
+                      "each PE its puts and compare-and-swaps went to",
 };

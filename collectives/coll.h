@@ -88,6 +88,10 @@ int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_
 int pshm_native_alltoall(struct pshm_team *t, void *dest, const void *src, size_t nbytes) PSHM_HIDDEN;
 int pshm_native_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
                           ptrdiff_t sst, size_t nelems, size_t esize) PSHM_HIDDEN;
+/* Largest block the mailbox alltoall takes on t (0: none). */
+size_t pshm_native_mailbox_max(const struct pshm_team *t) PSHM_HIDDEN;
+int pshm_native_alltoall_mailbox(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
+                                 ptrdiff_t sst, size_t nelems, size_t esize) PSHM_HIDDEN;
 
 /* Entry points used by the generated and hand-written API (coll_api.c):
  * they check the team and arguments, name the routine in errors, and call

@@ -5,14 +5,15 @@
 #define PSHM_COLL_ALGOS_H
 
 enum { PSHM_COP_BARRIER, PSHM_COP_BCAST, PSHM_COP_REDUCE, PSHM_COP_COLLECT, PSHM_COP_ALLTOALL,
-       PSHM_COP_N };
+       PSHM_COP_SCAN, PSHM_COP_N };
 
 enum { PSHM_ALG_AUTO = 0 };
 enum { PSHM_BARRIER_DISSEMINATION = 1, PSHM_BARRIER_TREE, PSHM_BARRIER_COUNTER };
 enum { PSHM_BCAST_BINOMIAL = 1, PSHM_BCAST_SCATTER_ALLGATHER };
 enum { PSHM_REDUCE_RECURSIVE_DOUBLING = 1, PSHM_REDUCE_RING, PSHM_REDUCE_REDUCE_SCATTER_ALLGATHER };
 enum { PSHM_COLLECT_RING = 1, PSHM_COLLECT_RECURSIVE_DOUBLING, PSHM_COLLECT_LINEAR };
-enum { PSHM_ALLTOALL_PAIRWISE = 1, PSHM_ALLTOALL_LINEAR };
+enum { PSHM_ALLTOALL_PAIRWISE = 1, PSHM_ALLTOALL_LINEAR, PSHM_ALLTOALL_MAILBOX };
+enum { PSHM_SCAN_LINEAR = 1, PSHM_SCAN_HILLIS_STEELE, PSHM_SCAN_SEGMENTED };
 
 /* Variable name and '|'-separated choices, indexed by PSHM_COP_*. */
 #define PSHM_COLL_ALGO_VARS                                                                        \
@@ -21,7 +22,8 @@ enum { PSHM_ALLTOALL_PAIRWISE = 1, PSHM_ALLTOALL_LINEAR };
         {"SHMEM_BCAST_ALGORITHM", "auto|binomial|scatter_allgather"},                       \
         {"SHMEM_REDUCE_ALGORITHM", "auto|recursive_doubling|ring|reduce_scatter_allgather"},       \
         {"SHMEM_COLLECT_ALGORITHM", "auto|ring|recursive_doubling|linear"},                        \
-        {"SHMEM_ALLTOALL_ALGORITHM", "auto|pairwise|linear"},                                      \
+        {"SHMEM_ALLTOALL_ALGORITHM", "auto|pairwise|linear|mailbox"},                              \
+        {"SHMEM_SCAN_ALGORITHM", "auto|linear|hillis_steele|segmented"},                           \
     }
 
 /* Components SHMEM_COLLECTIVES accepts. */

@@ -28,6 +28,7 @@
 #define PSHM_COLL_ROUNDS 32 /* log2 of the largest team */
 #define PSHM_TREE_RADIX_MAX 8
 #define PSHM_COLL_SLOT_SIZE (PSHM_INTERNAL_SIZE / PSHM_TEAM_SLOTS)
+#define PSHM_MBOX_HALF 1024 /* 16 PEs: a cache line per sender */
 
 struct pshm_coll_flags {
     _Alignas(64) uint64_t diss[PSHM_COLL_ROUNDS]; /* from me - 2^k: dissemination barrier */
@@ -44,6 +45,11 @@ struct pshm_coll_flags {
     _Alignas(64) uint64_t fold_out;                    /* from me - p */
     _Alignas(64) uint64_t ctr_count;   /* counter barrier, on member 0: arrivals so far */
     _Alignas(64) uint64_t ctr_release; /* counter barrier, on member 0: instances released */
+    /* Mailbox alltoall: [parity][region of sender s], each region a flag
+     * word (from s) then its payload, so that a small message and its flag
+     * travel in one cache line.  Not scratch: other algorithms' data there
+     * could look like a later flag. */
+    _Alignas(64) unsigned char mbox[2][PSHM_MBOX_HALF];
 };
 
 /* This PE's own bookkeeping of the team's native collectives: never read
@@ -55,6 +61,9 @@ struct pshm_native_local {
     uint64_t ring_count;   /* ring reduce-scatter steps so far (scratch parity, credits) */
     uint64_t ctr_count;    /* counter barriers so far */
     uint64_t gather_count; /* gather reductions so far (scratch parity) */
+    uint64_t mbox_count;   /* mailbox alltoalls so far (mailbox parity) */
+    uint64_t scan_count;   /* Hillis-Steele scan chunks so far (scratch parity) */
+    int scratch_user;      /* the algorithm that used the scratch last (coll_scratch) */
     /* The previous collective was a binomial broadcast (coll_enter): its
      * root, and the flag value of that call. */
     int bcast_open, bcast_root;
@@ -201,6 +210,26 @@ static inline void coll_enter_writing(struct pshm_team *t)
 {
     if (PSHM_UNLIKELY(coll_enter(t)))
         pshm_coll.barrier(t);
+}
+
+/*
+ * Each algorithm that passes data through the peers' scratch protects its
+ * own reuse of it (parities, credits), but not another algorithm's: a PE
+ * that returned from a gather reduction may write recursive-doubling data
+ * into the scratch of a peer still folding its gather slots.  So when the
+ * scratch changes hands (the same sequence on every member), all meet
+ * first: then every PE has left the previous collective.  Loops of one
+ * algorithm pay nothing.
+ */
+enum { COLL_SCRATCH_RD = 1, COLL_SCRATCH_RING, COLL_SCRATCH_GATHER, COLL_SCRATCH_SCAN };
+
+static inline void coll_scratch(struct pshm_team *t, int user)
+{
+    if (PSHM_UNLIKELY(t->sym->l.scratch_user != user)) {
+        if (t->sym->l.scratch_user)
+            pshm_coll.barrier(t);
+        t->sym->l.scratch_user = user;
+    }
 }
 
 static inline int coll_wpe(const struct pshm_team *t, int pe) { return pshm_team_world_pe(t, pe); }

@@ -9,7 +9,8 @@
  *   collect                     a scan of the sizes gives each PE its offset,
  *                               then linear
  *   alltoall pairwise           step i writes to PE me + i, then a barrier
- *   alltoall linear             every PE writes to PE 0, 1, ... in order */
+ *   alltoall linear             every PE writes to PE 0, 1, ... in order
+ *   alltoall mailbox            small blocks, all mapped: native_mailbox.c */
 #include "coll.h"
 #include "coll_algos.h"
 #include "coll_state.h"
@@ -79,7 +80,9 @@ int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_
         return fcollect_linear(t, dest, src, nbytes);
     if (!(n & (n - 1)) && nbytes * (size_t)n <= ((size_t)256 << 10))
         return fcollect_rd(t, dest, src, nbytes);
-    if (t->all_mapped && n <= 8)
+    /* On one node every PE copies its block into every dest at once; the
+     * ring's n-1 dependent steps left all but one copy waiting. */
+    if (t->all_mapped)
         return fcollect_linear(t, dest, src, nbytes);
     return fcollect_ring(t, dest, src, nbytes);
 }
@@ -116,9 +119,21 @@ int pshm_native_collect(struct pshm_team *t, void *dest, const void *src, size_t
     return pshm_coll.barrier(t);
 }
 
+/* The mailbox where it fits, when chosen or by default: its flags ride
+ * with the data, where the others store into shared lines of each dest and
+ * then meet. */
+static int use_mailbox(const struct pshm_team *t, size_t bytes)
+{
+    int a = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL];
+    size_t max = pshm_native_mailbox_max(t); /* 0: not on this team (even for 0 bytes) */
+    return (a == PSHM_ALG_AUTO || a == PSHM_ALLTOALL_MAILBOX) && max && bytes <= max;
+}
+
 int pshm_native_alltoall(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
     int n = t->n_pes, me = t->my_pe;
+    if (use_mailbox(t, nbytes))
+        return pshm_native_alltoall_mailbox(t, dest, src, 1, 1, nbytes, 1);
     coll_enter_writing(t);
     int linear = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
     for (int i = 0; i < n; i++) {
@@ -134,6 +149,8 @@ int pshm_native_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrd
                           ptrdiff_t sst, size_t nelems, size_t esize)
 {
     int n = t->n_pes, me = t->my_pe;
+    if (use_mailbox(t, nelems * esize))
+        return pshm_native_alltoall_mailbox(t, dest, src, dst, sst, nelems, esize);
     coll_enter_writing(t);
     int linear = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
     for (int i = 0; i < n; i++) {

@@ -74,6 +74,7 @@ static int reduce_rd(struct pshm_team *t, void *dest, const void *src, size_t co
         memmove(dest, src, count * r->esize);
     if (t->n_pes == 1)
         return 0;
+    coll_scratch(t, COLL_SCRATCH_RD);
     size_t cm = rd_buf_bytes(coll_log2_floor(t->n_pes)) / r->esize;
     unsigned char *d = dest;
     for (size_t off = 0; off < count; off += cm) {
@@ -105,6 +106,7 @@ static int reduce_ring(struct pshm_team *t, void *dest, const void *src, size_t 
             memmove(dest, src, count * es);
         return 0;
     }
+    coll_scratch(t, COLL_SCRATCH_RING);
     size_t half = (PSHM_COLL_SCRATCH_SIZE / 2) & ~(size_t)63;
     size_t cmax = half / es; /* elements per block */
     struct pshm_coll_flags *f = &t->sym->f;
@@ -163,6 +165,11 @@ static inline const void *src_of(const void *sym, int wpe, void *buf, size_t byt
 
 #define RSAG_CHUNK 8192
 
+/* Each PE folds its segment in its own dest, starting from its own source
+ * (nobody else reads either part), then copies it to the other dests: the
+ * segment's bytes are read once from every source and written once to
+ * every dest, with no copy in between.  Chunks keep the accumulator in the
+ * first-level cache while the sources are folded in. */
 static int reduce_rsag(struct pshm_team *t, void *dest, const void *src, size_t count,
                        const struct pshm_red *r)
 {
@@ -173,7 +180,7 @@ static int reduce_rsag(struct pshm_team *t, void *dest, const void *src, size_t 
             memmove(dest, src, count * es);
         return 0;
     }
-    _Alignas(64) unsigned char acc[RSAG_CHUNK], in[RSAG_CHUNK];
+    _Alignas(64) unsigned char in[RSAG_CHUNK];
     size_t cm = RSAG_CHUNK / es;
     size_t bs = (count + (size_t)n - 1) / (size_t)n, lo, len;
     seg(count, bs, me, &lo, &len);
@@ -182,11 +189,13 @@ static int reduce_rsag(struct pshm_team *t, void *dest, const void *src, size_t 
     unsigned char *d = dest;
     for (size_t off = lo; off < lo + len; off += cm) {
         size_t m = lo + len - off < cm ? lo + len - off : cm, b = m * es;
-        memcpy(acc, src_of(s + off * es, coll_wpe(t, 0), in, b), b);
+        unsigned char *acc = d + off * es;
+        if (acc != s + off * es)
+            memmove(acc, s + off * es, b);
         for (int i = 1; i < n; i++)
-            r->fn(acc, src_of(s + off * es, coll_wpe(t, i), in, b), m);
-        for (int i = 0; i < n; i++)
-            coll_put(d + off * es, acc, b, coll_wpe(t, (me + i) % n));
+            r->fn(acc, src_of(s + off * es, coll_wpe(t, (me + i) % n), in, b), m);
+        for (int i = 1; i < n; i++)
+            coll_put(acc, acc, b, coll_wpe(t, (me + i) % n));
     }
     coll_complete();
     pshm_coll.barrier(t); /* every dest is complete, no source is read any more */
@@ -206,6 +215,7 @@ static int reduce_gather(struct pshm_team *t, void *dest, const void *src, size_
 {
     int n = t->n_pes, me = t->my_pe;
     size_t bytes = count * r->esize;
+    coll_scratch(t, COLL_SCRATCH_GATHER);
     unsigned char *buf = t->sym->scratch + (t->sym->l.gather_count++ & 1) * gather_half();
     for (int i = 0; i < n; i++)
         coll_put(buf + (size_t)me * bytes, src, bytes, coll_wpe(t, (me + i) % n));
@@ -232,7 +242,9 @@ int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t 
     if (t->all_mapped && pshm_g.oversubscribed && t->n_pes > 2 &&
         bytes * (size_t)t->n_pes <= gather_half())
         return reduce_gather(t, dest, src, count, r);
-    if (bytes <= rd_buf_bytes(coll_log2_floor(t->n_pes)) || t->n_pes <= 2)
+    /* Past one chunk, reading the sources in place halves what each PE
+     * copies and folds even at 2 PEs, for two meetings in all. */
+    if (bytes <= rd_buf_bytes(coll_log2_floor(t->n_pes)) || (t->n_pes <= 2 && !t->all_mapped))
         return reduce_rd(t, dest, src, count, r);
     if (t->all_mapped || bytes >= ((size_t)t->n_pes << 16))
         return reduce_rsag(t, dest, src, count, r);

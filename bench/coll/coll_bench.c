@@ -6,6 +6,10 @@
  *
  *   coll_bench [max_bytes] [iterations] [component,component...]
  *
+ * COLL_BENCH_OPS (e.g. "alltoall,reduce") keeps only those operations and
+ * COLL_BENCH_MIN drops smaller sizes (what bench/coll/icount_coll.sh counts).
+ * inscan (long sum_inscan) exists in the team form only.
+ *
  * Each row is the mean over the iterations of the slowest PE's time per
  * call (every PE times the same loop; the maximum is reported).  With a
  * list of PlugSHMEM collectives components (e.g. native,mpi,auto) the
@@ -100,9 +104,15 @@ static void table(int col, size_t maxb, int iters0)
     double syn = report(t0, iters);
     row(col, "barrier", 0, bar);
     row(col, "sync_all", 0, syn);
-    const char *ops[] = {"bcast", "reduce", "fcollect", "alltoall"};
-    for (int o = 0; o < 4; o++) {
+    const char *ops[] = {"bcast", "reduce", "fcollect", "alltoall", "inscan"};
+    const char *only = getenv("COLL_BENCH_OPS");
+    size_t minb = getenv("COLL_BENCH_MIN") ? strtoul(getenv("COLL_BENCH_MIN"), NULL, 0) : 0;
+    for (int o = 0; o < 5 - ACTIVESET; o++) {
+        if (only && *only && !strstr(only, ops[o]))
+            continue;
         for (size_t b = 8; b <= maxb; b *= 8) {
+            if (b < minb)
+                continue;
             iters = b >= 32768 ? iters0 / 10 + 1 : iters0;
             if (o == 3 && b * (size_t)np > maxb * (size_t)np)
                 break;
@@ -128,6 +138,9 @@ static void table(int col, size_t maxb, int iters0)
                         break;
                     case 2: shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, b); break;
                     case 3: shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, b); break;
+                    case 4:
+                        shmem_long_sum_inscan(SHMEM_TEAM_WORLD, (long *)dst, (const long *)src, b / 8);
+                        break;
                     }
 #endif
                 }

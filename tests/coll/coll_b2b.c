@@ -11,7 +11,8 @@
  * One launch runs every collective, team and active-set forms, at counts of
  * 1, 64 and 8200 elements, once per algorithm set: the program re-runs
  * shmem_init with SHMEM_<OP>_ALGORITHM set to auto and then to each choice
- * (three sets cover every choice).  It prints one line per failed case,
+ * (three sets cover every choice; the mailbox alltoall takes only small
+ * blocks, the others the rest).  It prints one line per failed case,
  * naming it, and "b2b: N cases passed" on PE 0; it exits 1 if any failed.
  * B2B_ITERS scales the number of calls per case (default 1.0).
  */
@@ -31,16 +32,18 @@
     (SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE                     \
                                                       : SHMEM_COLLECT_SYNC_SIZE)
 
-static const char *const algo_sets[][6] = {
-    /* BARRIER, BCAST, REDUCE, COLLECT, ALLTOALL */
-    {"auto", "auto", "auto", "auto", "auto"},
-    {"dissemination", "binomial", "recursive_doubling", "ring", "pairwise"},
-    {"tree", "scatter_allgather", "ring", "recursive_doubling", "linear"},
-    {"counter", "binomial", "reduce_scatter_allgather", "linear", "pairwise"},
+#define NVARS 6
+#define NSETS 4
+static const char *const algo_sets[NSETS][NVARS] = {
+    /* BARRIER, BCAST, REDUCE, COLLECT, ALLTOALL, SCAN */
+    {"auto", "auto", "auto", "auto", "auto", "auto"},
+    {"dissemination", "binomial", "recursive_doubling", "ring", "pairwise", "linear"},
+    {"tree", "scatter_allgather", "ring", "recursive_doubling", "linear", "hillis_steele"},
+    {"counter", "binomial", "reduce_scatter_allgather", "linear", "mailbox", "segmented"},
 };
-static const char *const algo_vars[] = {"SHMEM_BARRIER_ALGORITHM", "SHMEM_BCAST_ALGORITHM",
-                                        "SHMEM_REDUCE_ALGORITHM", "SHMEM_COLLECT_ALGORITHM",
-                                        "SHMEM_ALLTOALL_ALGORITHM"};
+static const char *const algo_vars[NVARS] = {
+    "SHMEM_BARRIER_ALGORITHM", "SHMEM_BCAST_ALGORITHM",    "SHMEM_REDUCE_ALGORITHM",
+    "SHMEM_COLLECT_ALGORITHM", "SHMEM_ALLTOALL_ALGORITHM", "SHMEM_SCAN_ALGORITHM"};
 
 static int me, npes, set;
 static long *src, *dst[2], *pwrk;
@@ -87,9 +90,9 @@ static int verbose;
 static void begin(struct kase *k, const char *coll, const char *form, int count)
 {
     k->t0 = now();
-    snprintf(k->name, sizeof k->name, "%s/%s count=%d set=%d (%s,%s,%s,%s,%s)", coll, form, count,
-             set, algo_sets[set][0], algo_sets[set][1], algo_sets[set][2], algo_sets[set][3],
-             algo_sets[set][4]);
+    snprintf(k->name, sizeof k->name, "%s/%s count=%d set=%d (%s,%s,%s,%s,%s,%s)", coll, form,
+             count, set, algo_sets[set][0], algo_sets[set][1], algo_sets[set][2],
+             algo_sets[set][3], algo_sets[set][4], algo_sets[set][5]);
     k->bad = 0;
     k->first[0] = 0;
     stage(k->name);
@@ -321,6 +324,22 @@ static void team_suite(shmem_team_t t, const char *form)
         }
         end(&k);
     }
+    /* Reductions and scans whose size changes every call, so that auto
+     * passes the peers' scratch from one algorithm to another (gather,
+     * recursive doubling, Hillis-Steele) while a slow PE may still read
+     * what the previous one left there. */
+    static const int sizes[] = {1, 200, 64, 8200, 0, 150, 3};
+    begin(&k, "reduce/scan sizes", form, 0);
+    for (long it = 0; it < iters(64) * 2; it++) {
+        int cnt = sizes[it % 7];
+        if (cnt == 0 && it % 2)
+            alltoall(&k, t, it, 0, dst[next_buf()], (int)(it / 2 % 2));
+        else if (it % 3 == 2)
+            scan(&k, t, it, cnt, dst[next_buf()], (int)(it / 3 % 2));
+        else
+            op_reduce(&k, t, it, cnt, dst[next_buf()]);
+    }
+    end(&k);
 }
 
 /* ---- active-set forms, alternating two pSync arrays ---------------------- */
@@ -457,7 +476,7 @@ static void as_nonmember(const struct aset *a)
 
 static void run_set(void)
 {
-    for (int v = 0; v < 5; v++)
+    for (int v = 0; v < NVARS; v++)
         setenv(algo_vars[v], algo_sets[set][v], 1);
     shmem_init();
     me = shmem_my_pe();
@@ -512,7 +531,7 @@ int main(void)
     verbose = getenv("B2B_VERBOSE") != NULL;
     const char *only = getenv("B2B_SET"); /* run one algorithm set only */
     watchdog(600);
-    for (set = 0; set < 4; set++) {
+    for (set = 0; set < NSETS; set++) {
         if (only && atoi(only) != set)
             continue;
         run_set();

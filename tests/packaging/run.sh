@@ -296,10 +296,12 @@ fi
 export MAN_DISABLE_SECCOMP=1
 man_ok() {   # man_ok NAME SECTION PACKAGE: man -w gives its page, which renders
     local name=$1 sec=$2 pkg=$3 path err
+    local page=/usr/share/man/man$sec/$name.$sec.gz
+    # man -w names a link's target: a typed name's family page.
     path=$(man -w "$sec" "$name" 2>/dev/null)
-    if [ "$path" != "/usr/share/man/man$sec/$name.$sec.gz" ] ||
-        ! grep -qxF "$path" "$work/$pkg.list"; then
-        bad "man $sec $name: finds '$path', not $pkg's page"; return
+    if [ -z "$path" ] || [ "$path" != "$(readlink -f "$page")" ] ||
+        ! grep -qxF "$page" "$work/$pkg.list"; then
+        bad "man $sec $name: finds '$path', not $pkg's $page"; return
     fi
     err=$(MANWIDTH=80 man --warnings "$sec" "$name" 2>&1 >"$work/man.out")
     if [ -z "$err" ] && grep -q '^NAME' "$work/man.out" && grep -qw "$name" "$work/man.out"; then
@@ -334,7 +336,7 @@ dpkg -L plugshmem-compare >"$work/plugshmem-compare.list"
 out=$(cd "$work/run" && timeout 60 /usr/bin/shmem_compare --help 2>&1)
 rc=$?
 if [ $rc = 0 ] && grep -q '^NAME' <<<"$out" && grep -q -- '--quick' <<<"$out"; then
-    ok "shmem_compare --help: $(grep -A1 '^NAME' <<<"$out" | tail -n 1 | xargs)"
+    ok "shmem_compare --help: $(grep -A1 '^NAME' <<<"$out" | tail -n 1 | sed 's/^ *//')"
 else
     bad "shmem_compare --help: exit $rc:"; head -n 20 <<<"$out"
 fi
@@ -342,6 +344,8 @@ out=$(cd "$work/run" && timeout 60 /usr/bin/shmem_compare --version 2>&1)
 grep -qF "${ver%%-*}" <<<"$out" && ok "shmem_compare --version: $out" ||
     bad "shmem_compare --version says '$out', not ${ver%%-*}"
 command -v man >/dev/null && man_ok shmem_compare 1 plugshmem-compare
+[ -d /usr/share/plugshmem/compare/__pycache__ ] &&
+    echo "     (Python left byte code in /usr/share/plugshmem/compare/__pycache__: the purge must take it)"
 
 # ---- the ofi package -----------------------------------------------------------------------
 simulate "$(deb plugshmem-transport-ofi)"

@@ -8,12 +8,14 @@
 /* Each table's size in every minor of this major, indexed by minor: what a
  * plugin built for that minor has at least. */
 static const uint32_t desc_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
-    sizeof(pshm_transport_desc), /* 2.0 */
-    sizeof(pshm_transport_desc), /* 2.1 */
+    offsetof(pshm_transport_desc, nbe_completion), /* 2.0 */
+    offsetof(pshm_transport_desc, nbe_completion), /* 2.1 */
+    sizeof(pshm_transport_desc),                   /* 2.2 */
 };
 static const uint32_t ops_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     offsetof(pshm_transport_ops, put_signal), /* 2.0: up to progress */
-    sizeof(pshm_transport_ops),               /* 2.1 */
+    offsetof(pshm_transport_ops, put_nbe),    /* 2.1: up to coll */
+    sizeof(pshm_transport_ops),               /* 2.2 */
 };
 
 static int check_header(const char *table, const pshm_abi_header *h, const uint32_t *sizes,
@@ -86,6 +88,10 @@ int pshm_abi_adopt_ops(const pshm_transport_ops *in, pshm_transport_ops *out, ch
                  sync_op ? " unless it declares PSHM_CAP_COMPLETE_ON_RETURN" : "");
         return -1;
     }
+    /* The nbe ops work together: a partial set is none (the core's quiet
+     * fallback), rather than a request that mixes two ways of completing. */
+    if (!out->put_nbe || !out->get_nbe || !out->amo_nbe || !out->req_test)
+        out->put_nbe = NULL, out->get_nbe = NULL, out->amo_nbe = NULL, out->req_test = NULL;
     if (!out->put_nbi)
         out->put_nbi = out->put;
     if (!out->get_nbi)

@@ -73,6 +73,12 @@ PSHM_API void pshmemx_info_print(FILE *out)
             fprintf(out, "         %s\n", p->why);
         else
             fprintf(out, "         priority %d\n", p->priority);
+        if (p->desc && p->usable)
+            fprintf(out, "         explicit requests (shmemx_*_nbe) complete by %s\n",
+                    PSHM_ABI_HAS(p->desc, pshm_transport_desc, nbe_completion) &&
+                            p->desc->nbe_completion
+                        ? p->desc->nbe_completion
+                        : "a quiet of the context (no per-request completion in this transport)");
     }
     if (!reg.n)
         fprintf(out, "  none found\n");

@@ -17,6 +17,8 @@
 #include "init.h"
 #include "memory.h"
 #include "registry.h"
+#include "request.h"
+#include "space.h"
 #include "segment.h"
 #include "settings.h"
 #include "sweeper.h"
@@ -332,9 +334,11 @@ PSHM_API void pshmem_finalize(void)
     }
     pshmem_barrier_all();
     plugin.desc->fini();
+    pshm_spaces_fini();
     pshm_g.tp = NULL;
     memset(&tp_ops, 0, sizeof tp_ops);
     pshm_teams_fini();
+    pshm_requests_fini();
     pshm_memory_fini();
     pshm_sleep_fini();
     pshm_segments_fini();

@@ -14,6 +14,7 @@
 #include "error.h"
 #include "memory.h"
 #include "segment.h"
+#include "space.h"
 #include "sync.h"
 
 /* Every block is aligned for any type and kept off others' cache lines. */
@@ -125,6 +126,8 @@ PSHM_API void *pshmem_align(size_t alignment, size_t size)
 PSHM_API void pshmem_free(void *ptr)
 {
     if (!ptr)
+        return;
+    if (PSHM_UNLIKELY(pshm_space_free(ptr)))
         return;
     pshmem_barrier_all();
     size_t off;

@@ -20,8 +20,8 @@
  * load/store (NULL if not), and the same pointer again in amo[] only if
  * atomics on that segment may be done with CPU atomics. */
 struct pshm_peer {
-    char *base[PSHM_NSEGS];
-    char *amo[PSHM_NSEGS];
+    char *base[PSHM_MAX_SEGS]; /* the built-in segments, then memory spaces */
+    char *amo[PSHM_MAX_SEGS];
 };
 
 /* A communication context (shmem_ctx_t points at one). */
@@ -56,6 +56,7 @@ struct pshm_global {
     int oversubscribed; /* more PEs on this node than cores */
     int tp_progress;
     struct pshm_sleep **sleep_at; /* by world PE: its sleep word, if mapped here */
+    int nspaces; /* memory spaces attached (core/space.c) */
 };
 
 extern struct pshm_global pshm_g PSHM_HIDDEN;
@@ -71,6 +72,10 @@ void pshm_get_slow(const char *routine, struct pshm_ctx *c, void *dst, const voi
 void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
                    const void *operand, const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
 void pshm_check_pe(const char *routine, int pe) PSHM_HIDDEN;
+
+/* The segment of an attached memory space holding addr, and the offset;
+ * -1 if none (core/space.c). */
+int pshm_space_seg_of(const void *addr, size_t *off) PSHM_HIDDEN;
 
 /* ---- the on-node fast path: one branch and a memcpy ---------------- */
 
@@ -136,6 +141,11 @@ static inline char *pshm_mapped(const void *addr, int pe)
         char *b = pshm_g.peer[pe].base[PSHM_SEG_DATA];
         return b ? b + off : NULL;
     }
+    if (PSHM_UNLIKELY(pshm_g.nspaces)) {
+        int s = pshm_space_seg_of(addr, &off);
+        char *b = s >= 0 ? pshm_g.peer[pe].base[s] : NULL;
+        return b ? b + off : NULL;
+    }
     return NULL;
 }
 
@@ -165,6 +175,8 @@ static inline int pshm_seg_of(const void *addr, size_t *off)
         *off = o;
         return PSHM_SEG_DATA;
     }
+    if (PSHM_UNLIKELY(pshm_g.nspaces))
+        return pshm_space_seg_of(addr, off);
     return -1;
 }
 

@@ -13,7 +13,7 @@
 #include "pshm.h"
 #include "segment.h"
 
-#define NAME_LEN 64
+#define NAME_LEN PSHM_SEG_NAME_LEN
 
 /* What each PE tells the others about its segments. */
 struct card {
@@ -324,3 +324,25 @@ void pshm_segments_fini(void)
 }
 
 char *pshm_segment_mapping(int pe, int s) { return seg.map ? seg.map[pe].base[s] : NULL; }
+
+char *pshm_segment_new_shared(size_t size, char name[PSHM_SEG_NAME_LEN], int rank)
+{
+    make_name(name, "s", rank);
+    int fd = shm_create(name, size);
+    if (fd < 0)
+        return NULL;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        pshm_error("cannot map a %zu-byte memory space: %s", size, strerror(errno));
+        shm_unlink(name);
+        name[0] = '\0';
+        return NULL;
+    }
+    return p;
+}
+
+char *pshm_segment_map_named(const char *name, size_t size, int pe)
+{
+    return map_peer(name, size, pe);
+}

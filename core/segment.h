@@ -40,6 +40,13 @@ void pshm_segments_fini(void);
  * NULL: whatever routes the core then chose. */
 char *pshm_segment_mapping(int pe, int s);
 
+/* Memory spaces (core/space.c): a new shared-memory object of size bytes
+ * mapped here, named in name (unlink it once peers mapped it), or NULL
+ * having reported why; and a peer's object by its name. */
+#define PSHM_SEG_NAME_LEN 64
+char *pshm_segment_new_shared(size_t size, char name[PSHM_SEG_NAME_LEN], int rank);
+char *pshm_segment_map_named(const char *name, size_t size, int pe);
+
 static inline struct pshm_internal *pshm_internal(void)
 {
     return (struct pshm_internal *)(pshm_g.heap_lo + pshm_g.heap_len - sizeof(struct pshm_internal));

@@ -1,5 +1,5 @@
 /*
- * PlugSHMEM transport plugin ABI, version 2.
+ * PlugSHMEM transport plugin ABI, version 2 (minor 2).
  *
  * A transport plugin is a shared object, transport-NAME.so, that exports
  * exactly one symbol, PSHM_TRANSPORT_SYMBOL, a pshm_transport_desc.  This
@@ -14,7 +14,9 @@
  *  - major: any change that is not an append at the end of a table.  The
  *    core refuses a plugin of another major, at load, naming both versions.
  *  - minor: appends.  ABI 2.0 is the base every ABI 2 plugin has; 2.1
- *    appended the optional ops after "progress" in pshm_transport_ops.
+ *    appended the optional ops after "progress" in pshm_transport_ops;
+ *    2.2 the explicit non-blocking (nbe) ops after "coll" and
+ *    nbe_completion at the end of the descriptor.
  *  - size: sizeof the table as the plugin was built.  A field exists only
  *    if it lies wholly within size (PSHM_ABI_HAS): the core treats the
  *    fields a shorter table lacks as absent (NULL, 0), and ignores what a
@@ -47,7 +49,7 @@
 #include <stdint.h>
 
 #define PSHM_TRANSPORT_ABI_MAJOR 2u
-#define PSHM_TRANSPORT_ABI_MINOR 1u
+#define PSHM_TRANSPORT_ABI_MINOR 2u
 #define PSHM_TRANSPORT_SYMBOL "plugshmem_transport"
 
 /* First in every table.  An ABI 1 descriptor began with a 32-bit version
@@ -184,6 +186,11 @@ typedef struct pshm_core_services {
 /* A transport context; NULL is the default context. */
 typedef void *pshm_tctx;
 
+/* A plugin's share of one explicit request (shmemx_request_h) on one
+ * context: a word whose meaning is the plugin's (a count, a pointer), 0
+ * before the request has any operation of the plugin's on that context. */
+typedef uintptr_t pshm_treq;
+
 /* A collectives table a plugin exports; the collectives layer defines it
  * (with its own header) when the first component needs one. */
 struct pshm_transport_coll;
@@ -262,14 +269,43 @@ typedef struct pshm_transport_ops {
      * memory and exchanges its remote keys (svc->allgather), so that once
      * it returns on every PE, (pe, seg, off) names any PE's copy in every
      * op.  Returns 0, or nonzero having reported why (on every PE).
-     * seg_deregister is collective too.  NULL: the plugin serves the
-     * built-in segments only.  (The core does not call them yet.) */
+     * seg_deregister is collective too.  svc->allgather and svc->barrier
+     * may be used in both.  NULL: the plugin serves the built-in segments
+     * only.  The core calls them for memory spaces (shmemx_space_attach,
+     * _detach; core/space.c), after a quiet and a barrier, only when some
+     * PE reaches some PE's space through the transport; without
+     * seg_register such an attach ends the job with one line naming the
+     * transport.  So a plugin built for ABI 2.0 keeps serving everything
+     * but spaces it cannot reach by load/store. */
     int (*seg_register)(int seg, void *base, size_t size);
     void (*seg_deregister)(int seg);
 
     /* Collectives the plugin offers (e.g. on MPI communicators), or NULL.
      * Must be NULL until the collectives layer defines the struct. */
     const struct pshm_transport_coll *coll;
+
+    /* ---- appended in ABI 2.2: explicit non-blocking operations ----
+     * Optional, all four or none (the core treats a partial set as none).
+     * Each starts one operation on the context and folds it into *req, the
+     * plugin's word for one request on that context (0 the first time);
+     * the core keeps one word per (request, context).  src of put_nbe,
+     * dst of get_nbe, and *operand, *compare and *fetch of amo_nbe stay
+     * valid and untouched until req_test has said 1: the core keeps the
+     * operands in the request.  req_test never blocks: it may drive
+     * progress, and returns 1 once every operation folded into req is
+     * complete (puts and AMOs applied at their targets, gets and fetches
+     * delivered), having released whatever req held; the core then never
+     * passes req again.  Until then, quiet on the context must complete
+     * these operations too (without releasing req).  NULL: the core uses
+     * put_nbi/get_nbi/amo(nbi) and a quiet of the whole context, which
+     * completes the request with everything else on that context. */
+    void (*put_nbe)(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len,
+                    pshm_treq *req);
+    void (*get_nbe)(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len,
+                    pshm_treq *req);
+    void (*amo_nbe)(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
+                    const void *compare, void *fetch, pshm_treq *req);
+    int (*req_test)(pshm_tctx, pshm_treq req);
 } pshm_transport_ops;
 
 /* The plugin's one exported symbol. */
@@ -301,6 +337,11 @@ typedef struct pshm_transport_desc {
     /* Optional: the settings the plugin reads, ended by an entry whose name
      * is NULL; NULL if none. */
     const pshm_setting *settings;
+
+    /* ---- appended in ABI 2.2 ---- */
+    /* Optional: one line saying how the plugin completes an explicit
+     * request (shmem_info shows it); NULL: by a quiet of the context. */
+    const char *nbe_completion;
 } pshm_transport_desc;
 
 #endif

@@ -171,7 +171,7 @@ static void p_fini(void)
 
 __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
 #if KIND == KIND_ABI20
-    .hdr = {PSHM_TRANSPORT_ABI_MAJOR, 0, sizeof(pshm_transport_desc)},
+    .hdr = {PSHM_TRANSPORT_ABI_MAJOR, 0, offsetof(pshm_transport_desc, nbe_completion)},
 #else
     .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
 #endif

@@ -111,6 +111,52 @@ static void test_newer_minor(void)
     CHECK_HAS(why, "the plugin was built inconsistently");
 }
 
+static void f_put_nbe(pshm_tctx c, int pe, int seg, size_t off, const void *src, size_t len,
+                      pshm_treq *r)
+{
+    (void)c, (void)pe, (void)seg, (void)off, (void)src, (void)len, (void)r;
+}
+static void f_get_nbe(pshm_tctx c, int pe, int seg, size_t off, void *dst, size_t len,
+                      pshm_treq *r)
+{
+    (void)c, (void)pe, (void)seg, (void)off, (void)dst, (void)len, (void)r;
+}
+static void f_amo_nbe(pshm_tctx c, int pe, int seg, size_t off, int op, int type,
+                      const void *operand, const void *compare, void *fetch, pshm_treq *r)
+{
+    (void)c, (void)pe, (void)seg, (void)off, (void)op, (void)type, (void)operand, (void)compare,
+        (void)fetch, (void)r;
+}
+static int f_req_test(pshm_tctx c, pshm_treq r)
+{
+    (void)c, (void)r;
+    return 1;
+}
+
+/* ABI 2.2's nbe ops: all four kept; a partial set dropped (the core's
+ * quiet fallback); a 2.1 table's bytes beyond coll never read. */
+static void test_nbe_ops(void)
+{
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "";
+    in.put_nbe = f_put_nbe, in.get_nbe = f_get_nbe, in.amo_nbe = f_amo_nbe;
+    in.req_test = f_req_test;
+    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK(out.put_nbe == f_put_nbe && out.get_nbe == f_get_nbe && out.amo_nbe == f_amo_nbe &&
+          out.req_test == f_req_test);
+    in.req_test = NULL;
+    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK(!out.put_nbe && !out.get_nbe && !out.amo_nbe && !out.req_test);
+    in.req_test = f_req_test;
+    in.hdr.minor = 1;
+    in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, put_nbe);
+    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK(!out.put_nbe && !out.req_test);
+    in.hdr.size -= 8; /* a 2.1 table must reach coll */
+    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    CHECK_HAS(why, "ABI 2.1's is at least");
+}
+
 static void test_major(void)
 {
     pshm_transport_ops in = complete(), out;
@@ -163,6 +209,7 @@ int main(void)
         {"newer_minor", test_newer_minor},
         {"major", test_major},
         {"mandatory", test_mandatory},
+        {"nbe_ops", test_nbe_ops},
     };
     return RUN_TESTS(tests);
 }

@@ -42,6 +42,10 @@ void mpi_amo(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const v
              const void *compare, void *fetch, int nbi)
 {
     struct mctx *c = MCTX(t);
+    if (UNLIKELY(seg >= PSHM_NSEGS)) {
+        mpi_space_amo(pe, seg, off, op, type, operand, compare, fetch);
+        return;
+    }
     int wide = type == PSHM_T_U64 || type == PSHM_T_DOUBLE;
     MPI_Datatype dt = wide ? MPI_UINT64_T : MPI_UINT32_T;
     int i = c->own_windows ? W_AMO + seg : seg;

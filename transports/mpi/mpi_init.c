@@ -307,6 +307,12 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = mpi_fence;
     ops.quiet = mpi_quiet;
     ops.progress = mpi_progress;
+    ops.seg_register = mpi_seg_register;
+    ops.seg_deregister = mpi_seg_deregister;
+    ops.put_nbe = mpi_put_nbe;
+    ops.get_nbe = mpi_get_nbe;
+    ops.amo_nbe = mpi_amo_nbe;
+    ops.req_test = mpi_req_test;
     if (mg.verbose && svc->my_pe == 0) {
         char lib[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
@@ -343,6 +349,7 @@ static void mpi_fini(void)
         return;
     mpi_quiet(NULL);
     progress_stop();
+    mpi_spaces_close(); /* spaces still attached: every PE has the same */
     win_close_all();
     MPI_Comm_free(&mg.comm);
     active = 0;
@@ -379,4 +386,6 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .fini = mpi_fini,
     .max_priority = mpi_max_priority,
     .settings = settings,
+    .nbe_completion = "its own MPI_Rget and MPI_Rget_accumulate requests, then MPI_Win_flush to "
+                      "each PE its puts and compare-and-swaps went to",
 };

@@ -6,7 +6,8 @@
  *
  * Files: mpi_init.c (MPI itself, query, init, fini), mpi_win.c (windows and
  * their pool), mpi_ctx.c (contexts, quiet, fence), mpi_rma.c (put, get),
- * mpi_amo.c (atomics), mpi_progress.c (progress and its thread).
+ * mpi_amo.c (atomics), mpi_nbe.c (explicit requests), mpi_space.c (memory
+ * spaces), mpi_progress.c (progress and its thread).
  */
 #ifndef PSHM_MPI_PLUGIN_H
 #define PSHM_MPI_PLUGIN_H
@@ -101,6 +102,8 @@ __attribute__((noreturn, cold)) void mpi_fail(const char *what, int rc) HIDDEN;
     } while (0)
 
 /* mpi_win.c */
+int win_create_over(void *base, size_t size, int atomics, const char *what, MPI_Win *w) HIDDEN;
+void win_close(MPI_Win *w) HIDDEN;
 int win_open_all(void) HIDDEN;
 void win_close_all(void) HIDDEN;
 int win_pool_take(MPI_Win out[PSHM_NSEGS]) HIDDEN;
@@ -122,6 +125,24 @@ void mpi_get(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDD
 void mpi_get_nbi(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDDEN;
 void mpi_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
              const void *compare, void *fetch, int nbi) HIDDEN;
+
+/* mpi_space.c: memory spaces, segments PSHM_NSEGS and up.  Every
+ * operation on them completes in the call (see the file). */
+int mpi_seg_register(int seg, void *base, size_t size) HIDDEN;
+void mpi_seg_deregister(int seg) HIDDEN;
+void mpi_space_rma(int put, int pe, int seg, size_t off, void *buf, size_t len) HIDDEN;
+void mpi_space_amo(int pe, int seg, size_t off, int op, int type, const void *operand,
+                   const void *compare, void *fetch) HIDDEN;
+void mpi_spaces_close(void) HIDDEN;
+
+/* mpi_nbe.c */
+void mpi_put_nbe(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len,
+                 pshm_treq *req) HIDDEN;
+void mpi_get_nbe(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len,
+                 pshm_treq *req) HIDDEN;
+void mpi_amo_nbe(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
+                 const void *compare, void *fetch, pshm_treq *req) HIDDEN;
+int mpi_req_test(pshm_tctx, pshm_treq req) HIDDEN;
 
 /* mpi_progress.c */
 void mpi_progress(void) HIDDEN;

@@ -35,6 +35,10 @@ void mpi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t l
 {
     struct mctx *c = MCTX(t);
     void *p;
+    if (UNLIKELY(seg >= PSHM_NSEGS)) {
+        mpi_space_rma(1, pe, seg, off, (void *)src, len);
+        return;
+    }
     if (LIKELY(len <= mg.stage_max) && LIKELY((p = stage(c, src, len)) != NULL)) {
         CHECK("MPI_Put", MPI_Put(p, (int)len, MPI_BYTE, pe, (MPI_Aint)off, (int)len, MPI_BYTE,
                                  c->win[seg]));
@@ -49,6 +53,10 @@ void mpi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t l
 void mpi_put_nbi(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
 {
     struct mctx *c = MCTX(t);
+    if (UNLIKELY(seg >= PSHM_NSEGS)) {
+        mpi_space_rma(1, pe, seg, off, (void *)src, len);
+        return;
+    }
     put_pieces(c->win[seg], pe, off, src, len);
     mark_dirty(c, seg, pe);
 }
@@ -68,6 +76,10 @@ static void get_pieces(MPI_Win w, int pe, size_t off, char *dst, size_t len)
 void mpi_get(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len)
 {
     struct mctx *c = MCTX(t);
+    if (UNLIKELY(seg >= PSHM_NSEGS)) {
+        mpi_space_rma(0, pe, seg, off, dst, len);
+        return;
+    }
     get_pieces(c->win[seg], pe, off, dst, len);
     CHECK("MPI_Win_flush_local", MPI_Win_flush_local(pe, c->win[seg]));
     note_progress();
@@ -76,6 +88,10 @@ void mpi_get(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len)
 void mpi_get_nbi(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len)
 {
     struct mctx *c = MCTX(t);
+    if (UNLIKELY(seg >= PSHM_NSEGS)) {
+        mpi_space_rma(0, pe, seg, off, dst, len);
+        return;
+    }
     get_pieces(c->win[seg], pe, off, dst, len);
     mark_dirty(c, seg, pe);
 }

@@ -26,21 +26,18 @@ static MPI_Info make_info(int atomics)
     return info;
 }
 
-static int win_open(int seg, int atomics, MPI_Win *w)
+int win_create_over(void *base, size_t size, int atomics, const char *what, MPI_Win *w)
 {
-    const struct pshm_segment_info *si = &mg.svc->seg[seg];
     MPI_Info info = make_info(atomics);
-    /* An empty segment still needs its window: creation is collective. */
-    void *base = si->size ? si->base : NULL;
-    int rc = MPI_Win_create(base, (MPI_Aint)si->size, 1, info, mg.comm, w);
+    int rc = MPI_Win_create(base, (MPI_Aint)size, 1, info, mg.comm, w);
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
         char msg[MPI_MAX_ERROR_STRING];
         int len = 0;
         MPI_Error_string(rc, msg, &len);
-        mg.svc->error("mpi transport: MPI_Win_create over the %s segment (%zu bytes) failed: %.*s",
-                      seg == PSHM_SEG_HEAP ? "heap" : "data", si->size, len, msg);
+        mg.svc->error("mpi transport: MPI_Win_create over the %s (%zu bytes) failed: %.*s", what,
+                      size, len, msg);
         *w = MPI_WIN_NULL;
         return -1;
     }
@@ -50,9 +47,9 @@ static int win_open(int seg, int atomics, MPI_Win *w)
     int *model = NULL, flag = 0;
     MPI_Win_get_attr(*w, MPI_WIN_MODEL, &model, &flag);
     if (!flag || !model || *model != MPI_WIN_UNIFIED) {
-        mg.svc->error("mpi transport: MPI gives the %s segment's window the separate memory "
-                      "model; this transport needs the unified one",
-                      seg == PSHM_SEG_HEAP ? "heap" : "data");
+        mg.svc->error("mpi transport: MPI gives the %s's window the separate memory model; this "
+                      "transport needs the unified one",
+                      what);
         MPI_Win_free(w);
         *w = MPI_WIN_NULL;
         return -1;
@@ -68,7 +65,15 @@ static int win_open(int seg, int atomics, MPI_Win *w)
     return 0;
 }
 
-static void win_close(MPI_Win *w)
+static int win_open(int seg, int atomics, MPI_Win *w)
+{
+    const struct pshm_segment_info *si = &mg.svc->seg[seg];
+    /* An empty segment still needs its window: creation is collective. */
+    return win_create_over(si->size ? si->base : NULL, si->size, atomics,
+                           seg == PSHM_SEG_HEAP ? "heap segment" : "data segment", w);
+}
+
+void win_close(MPI_Win *w)
 {
     if (*w == MPI_WIN_NULL)
         return;

@@ -61,6 +61,7 @@ struct octx {
     struct fid_ep *ep;
     struct fid_cntr *cntr; /* completions of everything this endpoint issued */
     uint64_t issued;       /* operations issued that will bump cntr */
+    uint64_t done;         /* an issued count the counter was seen to reach */
     int locked;            /* take lock around every call */
     unsigned lock;
     struct fid_cq *cq; /* error entries only */
@@ -92,8 +93,8 @@ static struct {
     struct fid_fabric *fabric;
     struct fid_domain *domain;
     struct fid_av *av;
-    struct fid_mr *mr[PSHM_NSEGS];
-    struct rseg *peer;  /* [pe * PSHM_NSEGS + seg] */
+    struct fid_mr *mr[PSHM_MAX_SEGS]; /* the built-in segments, then seg_register's */
+    struct rseg *peer;  /* [pe * PSHM_MAX_SEGS + seg] */
     size_t inject;      /* fi_inject_write up to this size */
     size_t inject_fast; /* ... and with no completion flags needed: inject, else 0 */
     size_t max_msg;     /* one fi_write/fi_read moves at most this */
@@ -256,7 +257,10 @@ static void wait_all(struct octx *c)
         (c)->issued++;                                                                             \
     } while (0)
 
-static inline const struct rseg *rseg(int pe, int seg) { return &g.peer[pe * PSHM_NSEGS + seg]; }
+static inline const struct rseg *rseg(int pe, int seg)
+{
+    return &g.peer[pe * PSHM_MAX_SEGS + seg];
+}
 
 /* ---- RMA ------------------------------------------------------------ */
 
@@ -491,6 +495,85 @@ static void ofi_quiet(pshm_tctx t)
 /* libfabric orders nothing we can rely on across RMA and atomics on every
  * provider, so a fence completes what is outstanding. */
 static void ofi_fence(pshm_tctx t) { ofi_quiet(t); }
+
+/* ---- explicit requests (nbe) ----------------------------------------
+ * One counter per endpoint counts completions in any order, so a count
+ * of the request's own operations cannot be told apart from later ones.
+ * A request's word is instead its context's issued count after its last
+ * operation (a mark); it is complete once the counter has been seen to
+ * reach the issued count at some moment after that mark (c->done): then
+ * everything issued up to that moment is complete, the request's
+ * operations among it.  On a private context this waits only for the
+ * thread's own operations; one more fi_cntr_read per test, no extra
+ * resources.  Per-operation completions (FI_COMPLETION and a CQ entry per
+ * operation) would be exact, but the CQ path corrupted atomics on the shm
+ * provider (see poll_ep). */
+
+static void ofi_put_nbe(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len,
+                        pshm_treq *req)
+{
+    struct octx *c = CTX(t);
+    ENTER(c);
+    if (UNLIKELY(!put_inject(c, pe, seg, off, src, len)))
+        put_issue(c, pe, seg, off, src, len);
+    *req = (pshm_treq)c->issued;
+    LEAVE(c);
+}
+
+static void ofi_get_nbe(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len,
+                        pshm_treq *req)
+{
+    struct octx *c = CTX(t);
+    ENTER(c);
+    get_issue(c, pe, seg, off, dst, len);
+    *req = (pshm_treq)c->issued;
+    LEAVE(c);
+}
+
+/* Every nbe AMO fetches; the core keeps operand and compare alive until
+ * the request completes, so nothing is waited for here. */
+static void ofi_amo_nbe(pshm_tctx t, int pe, int seg, size_t off, int op, int type,
+                        const void *operand, const void *compare, void *fetch, pshm_treq *req)
+{
+    struct octx *c = CTX(t);
+    enum fi_datatype dt = (type == PSHM_T_U32 || type == PSHM_T_FLOAT) ? FI_UINT32 : FI_UINT64;
+    const struct rseg *r = rseg(pe, seg);
+    uint64_t raddr = r->addr + off;
+    ENTER(c);
+    if (op == PSHM_AMO_CSWAP)
+        ISSUE(c, "fi_compare_atomic",
+              fi_compare_atomic(c->ep, operand, 1, NULL, compare, NULL, fetch, NULL, (fi_addr_t)pe,
+                                raddr, r->key, dt, FI_CSWAP, NULL));
+    else
+        ISSUE(c, "fi_fetch_atomic",
+              fi_fetch_atomic(c->ep, operand, 1, NULL, fetch, NULL, (fi_addr_t)pe, raddr, r->key,
+                              dt, amo_fiop[op], NULL));
+    *req = (pshm_treq)c->issued;
+    LEAVE(c);
+}
+
+static int ofi_req_test(pshm_tctx t, pshm_treq mark)
+{
+    struct octx *c = CTX(t);
+    int ok = 0;
+    ENTER(c);
+    if (c->done >= (uint64_t)mark) {
+        ok = 1;
+    } else {
+        uint64_t issued = c->issued;
+        if (fi_cntr_read(c->cntr) >= issued) {
+            c->done = issued;
+            ok = 1;
+        } else {
+            if (UNLIKELY(fi_cntr_readerr(c->cntr)))
+                op_error(c);
+            if (c != &dflt)
+                progress_target();
+        }
+    }
+    LEAVE(c);
+    return ok;
+}
 
 /* ---- endpoints and contexts ----------------------------------------- */
 
@@ -942,7 +1025,7 @@ static void teardown(void)
 {
     stop_thread();
     ctx_close(&dflt);
-    for (int s = 0; s < PSHM_NSEGS; s++)
+    for (int s = 0; s < PSHM_MAX_SEGS; s++)
         if (g.mr[s]) {
             fi_close(&g.mr[s]->fid);
             g.mr[s] = NULL;
@@ -961,6 +1044,71 @@ static void teardown(void)
     g.fabric = NULL;
     g.info = NULL;
     g.peer = NULL;
+}
+
+/* One memory region: registered, bound to the target endpoint where the
+ * provider wants that, its key in *key. */
+static int mr_open(int s, void *base, size_t size, uint64_t *key)
+{
+    int rc = fi_mr_reg(g.domain, base, size, FI_REMOTE_READ | FI_REMOTE_WRITE, 0,
+                       (uint64_t)s + 1, 0, &g.mr[s], NULL);
+    if (rc) {
+        g.mr[s] = NULL;
+        g.svc->error("ofi transport (provider %s): cannot register segment %d (%zu bytes at %p): "
+                     "%s",
+                     g.prov, s, size, base, fi_strerror(-rc));
+        return -1;
+    }
+    if ((g.info->domain_attr->mr_mode & FI_MR_ENDPOINT) &&
+        ((rc = fi_mr_bind(g.mr[s], &dflt.ep->fid, 0)) || (rc = fi_mr_enable(g.mr[s])))) {
+        g.svc->error("ofi transport (provider %s): cannot enable a memory region: %s", g.prov,
+                     fi_strerror(-rc));
+        return -1;
+    }
+    *key = fi_mr_key(g.mr[s]);
+    return 0;
+}
+
+/* A memory space (ABI 2.1 seg_register): its region, and every PE's
+ * address and key of it, as for the built-in segments at init. */
+static int ofi_seg_register(int s, void *base, size_t size)
+{
+    struct rseg mine = {0, 0};
+    int n = g.svc->n_pes, rc = mr_open(s, base, size, &mine.key);
+    if (g.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR)
+        mine.addr = (uint64_t)(uintptr_t)base;
+    struct rseg *all = calloc((size_t)n, sizeof *all);
+    int *oks = calloc((size_t)n, sizeof *oks), ok = rc == 0;
+    /* every PE learns whether all registered, so that all agree */
+    if (!all || !oks || g.svc->allgather(&ok, oks, sizeof ok) ||
+        g.svc->allgather(&mine, all, sizeof mine)) {
+        g.svc->error("ofi transport: bootstrap exchange of a memory space's keys failed");
+        rc = -1;
+    }
+    for (int pe = 0; rc == 0 && pe < n; pe++) {
+        if (!oks[pe]) {
+            rc = -1;
+            break;
+        }
+        g.peer[pe * PSHM_MAX_SEGS + s] = all[pe];
+    }
+    free(all);
+    free(oks);
+    if (rc && g.mr[s]) {
+        fi_close(&g.mr[s]->fid);
+        g.mr[s] = NULL;
+    }
+    return rc;
+}
+
+static void ofi_seg_deregister(int s)
+{
+    if (g.mr[s]) {
+        fi_close(&g.mr[s]->fid);
+        g.mr[s] = NULL;
+    }
+    for (int pe = 0; pe < g.svc->n_pes; pe++)
+        g.peer[pe * PSHM_MAX_SEGS + s] = (struct rseg){0, 0};
 }
 
 static int register_segments(struct card *mine)
@@ -1078,7 +1226,7 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     }
     mine.addrlen = alen;
     struct card *cards = calloc((size_t)svc->n_pes, sizeof *cards);
-    g.peer = calloc((size_t)svc->n_pes * PSHM_NSEGS, sizeof *g.peer);
+    g.peer = calloc((size_t)svc->n_pes * PSHM_MAX_SEGS, sizeof *g.peer);
     if (!cards || !g.peer) {
         free(cards);
         svc->error("ofi transport: out of memory for %d PEs", svc->n_pes);
@@ -1091,8 +1239,8 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     }
     for (int pe = 0; pe < svc->n_pes; pe++) {
         for (int s = 0; s < PSHM_NSEGS; s++) {
-            g.peer[pe * PSHM_NSEGS + s].addr = cards[pe].base[s];
-            g.peer[pe * PSHM_NSEGS + s].key = cards[pe].key[s];
+            g.peer[pe * PSHM_MAX_SEGS + s].addr = cards[pe].base[s];
+            g.peer[pe * PSHM_MAX_SEGS + s].key = cards[pe].key[s];
         }
         fi_addr_t fa = FI_ADDR_NOTAVAIL;
         rc = fi_av_insert(g.av, cards[pe].addr, 1, &fa, 0, NULL);
@@ -1130,6 +1278,12 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = ofi_fence;
     ops.quiet = ofi_quiet;
     ops.progress = g.manual ? ofi_progress : NULL;
+    ops.seg_register = ofi_seg_register;
+    ops.seg_deregister = ofi_seg_deregister;
+    ops.put_nbe = ofi_put_nbe;
+    ops.get_nbe = ofi_get_nbe;
+    ops.amo_nbe = ofi_amo_nbe;
+    ops.req_test = ofi_req_test;
     /* put_signal stays NULL: ordering the signal after the data without
      * waiting needs FI_FENCE or write-after-write ordering, and none of the
      * providers used here (shm, tcp;ofi_rxm, udp;ofi_rxd) offers FI_FENCE,
@@ -1203,4 +1357,7 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .fini = ofi_fini,
     .max_priority = ofi_max_priority,
     .settings = settings,
+    .nbe_completion = "a snapshot of the context's completion counter: everything issued on the "
+                      "request's context up to the test (on a private context, the thread's own "
+                      "operations)",
 };

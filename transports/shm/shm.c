@@ -24,7 +24,7 @@
 
 struct card {
     pid_t pid;
-    uintptr_t base[PSHM_NSEGS];
+    uintptr_t base[PSHM_MAX_SEGS]; /* the built-in segments, then memory spaces */
     char locks_name[64];
 };
 
@@ -170,6 +170,29 @@ static void shm_amo(pshm_tctx c, int pe, int seg, size_t off, int op, int type,
         memcpy(fetch, old, w);
 }
 
+/* A memory space (ABI 2.1 seg_register): cross-memory attach needs only
+ * every PE's address of it. */
+static int shm_seg_register(int seg, void *base, size_t size)
+{
+    (void)size;
+    uintptr_t mine = (uintptr_t)base, *all = calloc((size_t)svc->n_pes, sizeof *all);
+    if (!all || svc->allgather(&mine, all, sizeof mine)) {
+        free(all);
+        svc->error("shm transport: bootstrap exchange of a memory space's addresses failed");
+        return -1;
+    }
+    for (int pe = 0; pe < svc->n_pes; pe++)
+        cards[pe].base[seg] = all[pe];
+    free(all);
+    return 0;
+}
+
+static void shm_seg_deregister(int seg)
+{
+    for (int pe = 0; pe < svc->n_pes; pe++)
+        cards[pe].base[seg] = 0;
+}
+
 static int shm_ctx_create(long options, pshm_tctx *ctx)
 {
     (void)options;
@@ -188,6 +211,8 @@ static const pshm_transport_ops ops = {
     .put = shm_put,
     .get = shm_get,
     .amo = shm_amo,
+    .seg_register = shm_seg_register,
+    .seg_deregister = shm_seg_deregister,
 };
 
 static int shm_init(const pshm_core_services *s, const pshm_transport_ops **out)
@@ -253,4 +278,8 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .init = shm_init,
     .fini = shm_fini,
     .max_priority = shm_max_priority,
+    /* Every op is complete on return (PSHM_CAP_COMPLETE_ON_RETURN): the
+     * core's quiet fallback has nothing to wait for. */
+    .nbe_completion = "the call itself: every operation of this transport is complete when it "
+                      "returns",
 };

@@ -6,6 +6,8 @@
  *   ucx_rma.c       put/get
  *   ucx_amo.c       atomics, the fetching-bitwise self-test and its detour
  *   ucx_progress.c  waiting, quiet/fence, progress, the progress thread
+ *   ucx_nbe.c       explicit requests (shmemx_*_nbe)
+ *   ucx_space.c     memory spaces (seg_register)
  */
 #ifndef PSHM_UCX_H
 #define PSHM_UCX_H
@@ -48,6 +50,7 @@ struct uctx {
      * get_nbi over sm was still empty after the flush), quiet does. */
     void **pending;
     unsigned npending, maxpending;
+    unsigned nbe_pending; /* operations of explicit requests not yet called back */
     struct uctx *next; /* contexts the program created, to close at fini */
 };
 
@@ -60,6 +63,10 @@ struct ucx_global {
     struct uctx *ctxs;
     ucp_mem_h seg_mh[PSHM_NSEGS];
     ucp_mem_h probe_mh[PROBE_NKINDS];
+    /* memory spaces: mapping, and every PE's packed rkey at a stride */
+    ucp_mem_h space_mh[PSHM_MAX_SEGS];
+    unsigned char *space_keys[PSHM_MAX_SEGS];
+    size_t space_stride[PSHM_MAX_SEGS];
     void *probe_buf[PROBE_NKINDS];  /* 64 bytes each, the self-test's targets */
     uint64_t *rbase;                /* [pe * NREGIONS + r]: remote base addresses */
     unsigned char *rkeys;           /* packed rkeys of every PE, fixed stride */
@@ -80,9 +87,11 @@ struct ucx_global {
     char tls[128]; /* the transports UCX was told to use, for messages */
 };
 
-/* Regions with rkeys, in exchange order: the segments, then the probes. */
-#define NREGIONS (PSHM_NSEGS + PROBE_NKINDS)
-#define REGION_PROBE(k) (PSHM_NSEGS + (k))
+/* Regions with rkeys, in exchange order: the segments (the built-in ones,
+ * then memory spaces, registered later: ucx_space.c), then the probes.  A
+ * segment's region is its index, so that every op finds its rkey alike. */
+#define NREGIONS (PSHM_MAX_SEGS + PROBE_NKINDS)
+#define REGION_PROBE(k) (PSHM_MAX_SEGS + (k))
 
 extern struct ucx_global g;
 extern struct uctx dflt;
@@ -120,6 +129,19 @@ void ucx_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const voi
              const void *compare, void *fetch, int nbi);
 int ucx_bitwise_selftest(void);
 void ucx_probe_fill(void);
+
+/* ucx_space.c */
+int ucx_seg_register(int seg, void *base, size_t size);
+void ucx_seg_deregister(int seg);
+
+/* ucx_nbe.c */
+void ucx_put_nbe(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len,
+                 pshm_treq *req);
+void ucx_get_nbe(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len, pshm_treq *req);
+void ucx_amo_nbe(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
+                 const void *compare, void *fetch, pshm_treq *req);
+int ucx_req_test(pshm_tctx, pshm_treq req);
+void ucx_nbe_drain(struct uctx *c);
 
 /* ucx_progress.c */
 void ucx_keep(struct uctx *c, void *req, const char *what, int pe);

@@ -68,6 +68,13 @@ int ucx_map_regions(void)
 
 void ucx_unmap_regions(void)
 {
+    for (int s = PSHM_NSEGS; s < PSHM_MAX_SEGS; s++) { /* spaces still attached at fini */
+        if (g.space_mh[s])
+            ucp_mem_unmap(g.ctx, g.space_mh[s]);
+        g.space_mh[s] = NULL;
+        free(g.space_keys[s]);
+        g.space_keys[s] = NULL;
+    }
     for (int s = 0; s < PSHM_NSEGS; s++)
         if (g.seg_mh[s]) {
             ucp_mem_unmap(g.ctx, g.seg_mh[s]);
@@ -83,15 +90,17 @@ void ucx_unmap_regions(void)
     memset(g.probe_buf, 0, sizeof g.probe_buf);
 }
 
+/* At init: memory spaces come later (ucx_space.c). */
 static ucp_mem_h region_mh(int r)
 {
-    return r < PSHM_NSEGS ? g.seg_mh[r] : g.probe_mh[r - PSHM_NSEGS];
+    return r < PSHM_NSEGS ? g.seg_mh[r] : r < PSHM_MAX_SEGS ? NULL : g.probe_mh[r - PSHM_MAX_SEGS];
 }
 
 static uint64_t region_base(int r)
 {
-    return (uint64_t)(uintptr_t)(r < PSHM_NSEGS ? g.svc->seg[r].base
-                                                : g.probe_buf[r - PSHM_NSEGS]);
+    if (r < PSHM_NSEGS)
+        return (uint64_t)(uintptr_t)g.svc->seg[r].base;
+    return r < PSHM_MAX_SEGS ? 0 : (uint64_t)(uintptr_t)g.probe_buf[r - PSHM_MAX_SEGS];
 }
 
 /* Sizes go first so that every PE pads its blob to the same stride. */
@@ -180,9 +189,11 @@ out:
 ucs_status_t ucx_unpack_rkeys(struct uctx *c, int pe)
 {
     for (int r = 0; r < NREGIONS; r++) {
-        if (!g.rbase[pe * NREGIONS + r])
+        if (!g.rbase[pe * NREGIONS + r] || c->rkey[pe * NREGIONS + r])
             continue;
-        const void *k = g.rkeys + ((size_t)pe * NREGIONS + r) * g.rkey_stride;
+        const void *k = r >= PSHM_NSEGS && r < PSHM_MAX_SEGS
+                            ? g.space_keys[r] + (size_t)pe * g.space_stride[r]
+                            : g.rkeys + ((size_t)pe * NREGIONS + r) * g.rkey_stride;
         ucs_status_t st = ucp_ep_rkey_unpack(c->ep[pe], k, &c->rkey[pe * NREGIONS + r]);
         if (st != UCS_OK)
             return st;

@@ -283,6 +283,12 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = ucx_fence;
     ops.quiet = ucx_quiet;
     ops.progress = ucx_progress;
+    ops.seg_register = ucx_seg_register;
+    ops.seg_deregister = ucx_seg_deregister;
+    ops.put_nbe = ucx_put_nbe;
+    ops.get_nbe = ucx_get_nbe;
+    ops.amo_nbe = ucx_amo_nbe;
+    ops.req_test = ucx_req_test;
     if (g.verbose)
         fprintf(stderr,
                 "ucx transport: UCX %s, UCX_TLS=%s, resources: %s; connections %s; progress thread "
@@ -354,4 +360,5 @@ __attribute__((visibility("default"))) const pshm_transport_desc plugshmem_trans
     .fini = ucx_fini,
     .max_priority = ucx_max_priority,
     .settings = settings,
+    .nbe_completion = "its own UCP requests, then a flush of the endpoints its puts went to",
 };

@@ -141,6 +141,8 @@ void ucx_quiet(pshm_tctx t)
     ENTER(c);
     if (c->ndirty)
         flush(c);
+    if (UNLIKELY(c->nbe_pending))
+        ucx_nbe_drain(c);
     LEAVE(c);
 }
 

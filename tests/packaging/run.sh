@@ -3,7 +3,9 @@
 # of this tree (the checkout is left as it is), checks what each holds and
 # depends on, runs lintian on the .debs and the .changes, installs the core
 # and -dev packages into the real system paths, compiles a job with the
-# installed oshcc and runs it with the installed oshrun over shm, adds the
+# installed oshcc and runs it with the installed oshrun over shm, finds
+# and renders installed manual pages with man, adds the compare package
+# (shmem_compare --help from the installed paths), adds the
 # ofi package (shmem_info lists it, a job runs over it), removes it (the
 # core still works, ofi is gone), then purges everything and checks that
 # nothing is left: no file of any package's dpkg -L list that was not there
@@ -18,7 +20,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pkgs=(libplugshmem0 libplugshmem-dev plugshmem-transport-ofi plugshmem-transport-ucx
-      plugshmem-transport-mpi)
+      plugshmem-transport-mpi plugshmem-compare)
 pass=0 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
@@ -105,22 +107,32 @@ expect_files libplugshmem0 /usr/bin/oshrun /usr/bin/shmem_info "$L/libplugshmem.
 expect_files libplugshmem-dev /usr/bin/oshcc /usr/bin/oshc++ /usr/include/shmem.h \
     /usr/include/pshmem.h /usr/include/shmemx.h /usr/include/plugshmem/transport.h \
     "$L/libplugshmem.so" "$L/pkgconfig/plugshmem.pc"
-for t in ofi ucx mpi; do
+for t in ofi ucx; do
     expect_files "plugshmem-transport-$t" "$L/plugshmem/transport-$t.so"
 done
-pages=$(files libplugshmem0; files libplugshmem-dev)
-pages=$(grep '^/usr/share/man/' <<<"$pages")
-misplaced=$(files libplugshmem0 | grep '^/usr/share/man/' | grep -Ev '/man1/(oshrun|shmem_info)\.1\.gz$')
-if [ -z "$misplaced" ]; then
-    ok "manual pages: $(grep -c . <<<"$pages") (oshrun's and shmem_info's in libplugshmem0, the rest in -dev)"
+# The MPI collectives component comes with the mpi transport where the
+# tree builds it (branch mpicoll).
+mpi_files=("$L/plugshmem/transport-mpi.so")
+[ -f "$root/collectives/mpi/meson.build" ] && mpi_files+=("$L/plugshmem/coll-mpi.so")
+expect_files plugshmem-transport-mpi "${mpi_files[@]}"
+expect_files plugshmem-compare /usr/bin/shmem_compare /usr/libexec/plugshmem/compare_bench \
+    $(awk '/^compare_modules = \[/, /\]/' "$root/tools/compare/meson.build" |
+        grep -o "[a-z_]*\.py" | sed 's|^|/usr/share/plugshmem/compare/|')
+# Each package's pages, "package page" per line.
+pages=$(for p in "${pkgs[@]}"; do files "$p" | grep '^/usr/share/man/' | sed "s|^|$p |"; done)
+misplaced=$(grep -Ev '^(libplugshmem0 .*/man1/(oshrun|shmem_info)|plugshmem-compare .*/man1/shmem_compare|libplugshmem-dev .*/man[13]/[^/]*)\.[13]\.gz$' <<<"$pages")
+lost=$(for m in oshrun shmem_info shmem_compare oshcc oshc++ shmem_put shmem_atomic_fetch_add; do
+    grep -q "/man[13]/$m\.[13]\.gz$" <<<"$pages" || echo "$m"; done)
+if [ -z "$misplaced" ] && [ -z "$lost" ]; then
+    ok "manual pages: $(grep -c . <<<"$pages") (oshrun's and shmem_info's in libplugshmem0, shmem_compare's in plugshmem-compare, the rest in -dev)"
 else
-    bad "manual pages in libplugshmem0 that belong to -dev: $misplaced"
+    bad "manual pages misplaced: $(xargs <<<"$misplaced"); missing: $(xargs <<<"$lost")"
 fi
 
 # ---- dependencies -------------------------------------------------------------
 # Package names without versions, sorted, one line.
 dep_names() {
-    dpkg-deb -f "$(deb "$1")" Depends | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep . | sort | xargs
+    dpkg-deb -f "$(deb "$1")" Depends | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep . | sort -u | xargs
 }
 expect_deps() {
     local p=$1 re=$2 names
@@ -136,7 +148,9 @@ expect_deps libplugshmem-dev 'gcc\|c-compiler libplugshmem0'
 expect_deps plugshmem-transport-ofi 'libc6 libfabric[0-9]+ libplugshmem0'
 expect_deps plugshmem-transport-ucx 'libc6 libplugshmem0 libucx[0-9]+'
 expect_deps plugshmem-transport-mpi 'libc6 libmpich[0-9]+ libplugshmem0'
-for p in libplugshmem-dev plugshmem-transport-ofi plugshmem-transport-ucx plugshmem-transport-mpi; do
+expect_deps plugshmem-compare 'libc6 libplugshmem0 python3'
+for p in libplugshmem-dev plugshmem-transport-ofi plugshmem-transport-ucx plugshmem-transport-mpi \
+        plugshmem-compare; do
     if dpkg-deb -f "$(deb "$p")" Depends | grep -qF "libplugshmem0 (= $ver)"; then
         ok "$p needs libplugshmem0 (= $ver)"
     else
@@ -276,6 +290,64 @@ else
     bad "shmem_info lists: $(transports | xargs)"
 fi
 
+# ---- manual pages ----------------------------------------------------------------------------
+# man finds each installed page by name (a family page, a typed name that
+# links to one, the tools) and renders it without a warning.
+export MAN_DISABLE_SECCOMP=1
+man_ok() {   # man_ok NAME SECTION PACKAGE: man -w gives its page, which renders
+    local name=$1 sec=$2 pkg=$3 path err
+    local page=/usr/share/man/man$sec/$name.$sec.gz
+    # man -w names a link's target: a typed name's family page.
+    path=$(man -w "$sec" "$name" 2>/dev/null)
+    if [ -z "$path" ] || [ "$path" != "$(readlink -f "$page")" ] ||
+        ! grep -qxF "$page" "$work/$pkg.list"; then
+        bad "man $sec $name: finds '$path', not $pkg's $page"; return
+    fi
+    err=$(MANWIDTH=80 man --warnings "$sec" "$name" 2>&1 >"$work/man.out")
+    if [ -z "$err" ] && grep -q '^NAME' "$work/man.out" && grep -qw "$name" "$work/man.out"; then
+        ok "man $sec $name: $pkg's page renders"
+    else
+        bad "man $sec $name renders with: $err"; head -n 5 "$work/man.out"
+    fi
+}
+if command -v man >/dev/null && command -v groff >/dev/null; then
+    for n in shmem_put shmem_atomic_fetch_add shmem_long_atomic_fetch_add shmem_team_split_strided; do
+        man_ok "$n" 3 libplugshmem-dev
+    done
+    man_ok oshcc 1 libplugshmem-dev
+    man_ok oshc++ 1 libplugshmem-dev
+    man_ok oshrun 1 libplugshmem0
+    man_ok shmem_info 1 libplugshmem0
+else
+    bad "man or groff not installed (Debian: man-db groff-base): the pages cannot be checked"
+fi
+
+# ---- the compare package -----------------------------------------------------------------------
+simulate "$(deb plugshmem-compare)"
+if apt_y install "$(deb plugshmem-compare)" >"$work/install-compare.log" 2>&1; then
+    ok "apt-get install plugshmem-compare"
+else
+    bad "apt-get install plugshmem-compare:"; tail -n 30 "$work/install-compare.log"
+fi
+dpkg -L plugshmem-compare >"$work/plugshmem-compare.list"
+# From a folder without the tree: it must find its modules and benchmark
+# in the installed paths.  Python may write byte code there (root may),
+# so it does: the purge must take that away too.
+out=$(cd "$work/run" && env -u PYTHONDONTWRITEBYTECODE timeout 60 /usr/bin/shmem_compare --help 2>&1)
+rc=$?
+if [ $rc = 0 ] && grep -q '^NAME' <<<"$out" && grep -q -- '--quick' <<<"$out"; then
+    ok "shmem_compare --help: $(grep -A1 '^NAME' <<<"$out" | tail -n 1 | sed 's/^ *//')"
+else
+    bad "shmem_compare --help: exit $rc:"; head -n 20 <<<"$out"
+fi
+out=$(cd "$work/run" && timeout 60 /usr/bin/shmem_compare --version 2>&1)
+grep -qF "${ver%%-*}" <<<"$out" && ok "shmem_compare --version: $out" ||
+    bad "shmem_compare --version says '$out', not ${ver%%-*}"
+command -v man >/dev/null && man_ok shmem_compare 1 plugshmem-compare
+[ -d /usr/share/plugshmem/compare/__pycache__ ] &&
+    ok "Python left byte code in /usr/share/plugshmem/compare/__pycache__ (the purge must take it)" ||
+    bad "no byte code beside the modules: the purge's cleanup of it goes untested"
+
 # ---- the ofi package -----------------------------------------------------------------------
 simulate "$(deb plugshmem-transport-ofi)"
 if apt_y install "$(deb plugshmem-transport-ofi)" >"$work/install-ofi.log" 2>&1; then
@@ -312,8 +384,8 @@ fi
 run_job "core alone after the purge of ofi" 2 shm ./pkg_job
 
 # ---- purge everything ------------------------------------------------------------------------
-if apt_y purge libplugshmem0 libplugshmem-dev >"$work/purge.log" 2>&1; then
-    ok "apt-get purge libplugshmem0 libplugshmem-dev"
+if apt_y purge libplugshmem0 libplugshmem-dev plugshmem-compare >"$work/purge.log" 2>&1; then
+    ok "apt-get purge libplugshmem0 libplugshmem-dev plugshmem-compare"
 else
     bad "apt-get purge:"; tail -n 30 "$work/purge.log"
 fi

@@ -29,8 +29,7 @@ struct rule {
 
 /* Indexed by PSHM_CEXT_OP_*.  Measured on 2 cores (docs/collectives.md,
  * "auto"): with every member mapped the native algorithms (loads and
- * stores) beat MPICH at every size (the 32 KiB sum reduction, once MPI
- * 0.86-0.91x of native at 2 PEs, is now reduce_scatter_allgather there:
+ * stores) beat MPICH at every size (the 32 KiB sum reduction at 2 PEs:
  * native 1.08 us, MPI 43 us and more), by 1.3x to 6x when the cores were free
  * and by orders of magnitude when PEs waited for a core, since MPICH
  * spins where native waits yield; with a member reached through a

@@ -31,18 +31,11 @@ void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, i
     if (pshm_g.debug)
         pshm_check_pe(routine, pe);
     size_t off;
-    int s = pshm_seg_of(dst, &off);
-    if (PSHM_UNLIKELY(s < 0)) {
-        if (!pshm_g.heap_len)
-            pshm_fatal("%s: called before shmem_init", routine);
-        pshm_fatal("%s: address %p is not symmetric (neither in the symmetric heap nor in global "
-                   "or static data)",
-                   routine, dst);
-    }
+    int s = pshm_seg_or_die(routine, dst, &off);
     size_t w = (type == PSHM_T_U32 || type == PSHM_T_FLOAT) ? 4 : 8;
     if (pshm_g.debug && (off & (w - 1)))
         pshm_fatal("%s: address %p is not aligned to its %zu-byte type", routine, dst, w);
-    char *b = pshm_g.peer[pe].amo[s];
+    char *b = pshm_route_amo(pe, s);
     if (b) {
         cpu_amo(b + off, op, type, operand, compare, fetch);
         if (!fetch) /* as on the fast path: a non-fetching AMO may be a signal */

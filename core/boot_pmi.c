@@ -83,7 +83,13 @@ out:
 
 /* PSHM_BOOT_CLOSED when the program's MPI_Finalize took the connection
  * with it: the core then meets the other PEs without the launcher. */
-static int pmi_barrier(void) { return pmi_client_closed() ? PSHM_BOOT_CLOSED : pmi_client_barrier(); }
+static int pmi_barrier(void)
+{
+    if (pmi_client_closed())
+        return PSHM_BOOT_CLOSED;
+    int rc = pmi_client_barrier();
+    return rc == 1 ? PSHM_BOOT_CLOSED : rc;
+}
 
 __attribute__((noreturn)) static void pmi_abort(int status, const char *msg)
 {

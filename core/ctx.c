@@ -6,6 +6,7 @@
 
 #include "api.h"
 #include "error.h"
+#include "space.h"
 #include "team.h"
 
 static struct pshm_ctx *all_ctx;
@@ -63,6 +64,8 @@ PSHM_API void pshmem_ctx_destroy(shmem_ctx_t ctx)
             break;
         }
     pthread_mutex_unlock(&all_lock);
+    if (ctx->space)
+        pshm_space_forget_ctx(ctx->space, ctx);
     pshm_g.tp->ctx_destroy(ctx->t);
     free(ctx);
 }

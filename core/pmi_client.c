@@ -371,7 +371,7 @@ int pmi_client_closed(void)
     struct pollfd p = {.fd = conn.fd, .events = POLLIN | POLLRDHUP};
     if (poll(&p, 1, 0) <= 0)
         return 0;
-    if (p.revents & (POLLHUP | POLLRDHUP | POLLERR))
+    if (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL))
         return 1;
     char c;
     return recv(conn.fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
@@ -381,6 +381,11 @@ int pmi_client_barrier(void)
 {
     char line[PMI_WIRE_LINE], err[512];
     if (call("barrier_out", line, sizeof line, -1, err, sizeof err, "cmd=barrier_in")) {
+        /* The hang-up after the program's MPI_Finalize may reach us only
+         * now, while another PE saw it before its barrier: both must take
+         * the barrier without the launcher (boot_pmi.c). */
+        if (pmi_client_closed())
+            return 1;
         pshm_error("bootstrap: %s", err);
         return -1;
     }

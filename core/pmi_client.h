@@ -25,7 +25,7 @@ int pmi_client_init(struct pmi_job *job, char *err, size_t errlen);
 /* After a successful init; each returns 0, or -1 having reported why. */
 int pmi_client_put(const char *key, const char *value);
 int pmi_client_get(const char *key, char *value, size_t cap);
-int pmi_client_barrier(void);
+int pmi_client_barrier(void); /* 0, -1, or 1: the connection closed under it */
 /* The launcher closed the connection: an MPICH in this process finalized
  * it (MPI_Finalize sends PMI's finalize on the same descriptor, and hydra
  * then hangs up). */

@@ -18,10 +18,13 @@
 
 /* How the core reaches one peer PE: its segments mapped here for
  * load/store (NULL if not), and the same pointer again in amo[] only if
- * atomics on that segment may be done with CPU atomics. */
+ * atomics on that segment may be done with CPU atomics.  The built-in
+ * segments only: 32 bytes a peer, so the hot heap fields of neighbouring
+ * peers share cache lines.  A memory space is reached where the heap is
+ * (pshm_route_base/amo below). */
 struct pshm_peer {
-    char *base[PSHM_MAX_SEGS]; /* the built-in segments, then memory spaces */
-    char *amo[PSHM_MAX_SEGS];
+    char *base[PSHM_NSEGS];
+    char *amo[PSHM_NSEGS];
 };
 
 /* A communication context (shmem_ctx_t points at one). */
@@ -31,6 +34,7 @@ struct pshm_ctx {
     struct pshm_team *team;
     long options;
     struct pshm_ctx *next; /* every created context, for shmem_team_destroy */
+    struct pshm_space *space; /* the memory space it was made for, if any */
 };
 
 /* Destroys the shareable (not SHMEM_CTX_PRIVATE) contexts of a team. */
@@ -76,6 +80,41 @@ void pshm_check_pe(const char *routine, int pe) PSHM_HIDDEN;
 /* The segment of an attached memory space holding addr, and the offset;
  * -1 if none (core/space.c). */
 int pshm_space_seg_of(const void *addr, size_t *off) PSHM_HIDDEN;
+/* Which segment holds addr, as pshm_seg_of; ends the job naming routine
+ * when addr is not symmetric (core/rma.c). */
+int pshm_seg_or_die(const char *routine, const void *addr, size_t *off) PSHM_HIDDEN;
+
+/* One pause of a polling loop: lets the sibling hyperthread run. */
+static inline void pshm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* [seg]: an attached memory space's parts, by PE, mapped here (NULL for a
+ * PE not mapped); NULL for built-in or unattached segments. */
+extern char **pshm_space_parts[PSHM_MAX_SEGS] PSHM_HIDDEN;
+
+/* PE pe's segment s for load/store here, or NULL (any segment). */
+static inline char *pshm_route_base(int pe, int s)
+{
+    if (s < PSHM_NSEGS)
+        return pshm_g.peer[pe].base[s];
+    char **parts = pshm_space_parts[s];
+    return parts && pshm_g.peer[pe].base[PSHM_SEG_HEAP] ? parts[pe] : NULL;
+}
+
+/* PE pe's segment s for CPU atomics here, or NULL (any segment). */
+static inline char *pshm_route_amo(int pe, int s)
+{
+    if (s < PSHM_NSEGS)
+        return pshm_g.peer[pe].amo[s];
+    char **parts = pshm_space_parts[s];
+    return parts && pshm_g.peer[pe].amo[PSHM_SEG_HEAP] ? parts[pe] : NULL;
+}
 
 /* ---- the on-node fast path: one branch and a memcpy ---------------- */
 
@@ -143,7 +182,7 @@ static inline char *pshm_mapped(const void *addr, int pe)
     }
     if (PSHM_UNLIKELY(pshm_g.nspaces)) {
         int s = pshm_space_seg_of(addr, &off);
-        char *b = s >= 0 ? pshm_g.peer[pe].base[s] : NULL;
+        char *b = s >= 0 ? pshm_route_base(pe, s) : NULL;
         return b ? b + off : NULL;
     }
     return NULL;

@@ -200,19 +200,6 @@ static uint64_t *operand_cells(const char *routine, struct pshm_request *r)
     return c;
 }
 
-static int seg_or_die(const char *routine, const void *addr, size_t *off)
-{
-    int s = pshm_seg_of(addr, off);
-    if (PSHM_UNLIKELY(s < 0)) {
-        if (!pshm_g.heap_len)
-            pshm_fatal("%s: called before shmem_init", routine);
-        pshm_fatal("%s: address %p is not symmetric (neither in the symmetric heap nor in global "
-                   "or static data)",
-                   routine, addr);
-    }
-    return s;
-}
-
 void pshm_nbe_rma_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
                        size_t n, int pe, int put, shmemx_request_h *req)
 {
@@ -227,7 +214,7 @@ void pshm_nbe_rma_slow(const char *routine, struct pshm_ctx *c, void *dst, const
         return;
     }
     size_t off;
-    int s = seg_or_die(routine, put ? dst : src, &off);
+    int s = pshm_seg_or_die(routine, put ? dst : src, &off);
     struct req_part *p = part_for(routine, r, c);
     const pshm_transport_ops *tp = pshm_g.tp;
     if (tp->put_nbe) {
@@ -255,10 +242,10 @@ void pshm_nbe_amo(const char *routine, struct pshm_ctx *c, void *fetch, void *ds
             pshm_fatal("%s: fetch is NULL", routine);
     }
     size_t off;
-    int s = seg_or_die(routine, dst, &off);
+    int s = pshm_seg_or_die(routine, dst, &off);
     if (PSHM_UNLIKELY(pshm_g.debug) && (off & (w - 1)))
         pshm_fatal("%s: address %p is not aligned to its %zu-byte type", routine, dst, w);
-    char *b = pshm_g.peer[pe].amo[s];
+    char *b = pshm_route_amo(pe, s);
     if (b) { /* on-node: complete now */
         if (w == 4) {
             uint32_t old = PSHM_CPU_AMO((uint32_t *)(b + off), op, (uint32_t)v, (uint32_t)cmp);
@@ -322,15 +309,6 @@ static struct pshm_request *handle(const char *routine, shmemx_request_h *req)
     return r;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 static void wait_done(struct pshm_request *r)
 {
     unsigned spins = 0;
@@ -338,7 +316,7 @@ static void wait_done(struct pshm_request *r)
         if (++spins > 64)
             sched_yield(); /* the transport's req_test drives progress */
         else
-            cpu_relax();
+            pshm_cpu_relax();
     }
 }
 

@@ -6,7 +6,7 @@
 #include "error.h"
 #include "team.h"
 
-static int seg_or_die(const char *routine, const void *addr, size_t *off)
+int pshm_seg_or_die(const char *routine, const void *addr, size_t *off)
 {
     int s = pshm_seg_of(addr, off);
     if (PSHM_UNLIKELY(s < 0)) {
@@ -32,7 +32,7 @@ void pshm_put_slow(const char *routine, struct pshm_ctx *c, void *dst, const voi
         return;
     }
     size_t off;
-    int s = seg_or_die(routine, dst, &off);
+    int s = pshm_seg_or_die(routine, dst, &off);
     (nbi ? pshm_g.tp->put_nbi : pshm_g.tp->put)(c->t, pe, s, off, src, n);
 }
 
@@ -49,7 +49,7 @@ void pshm_get_slow(const char *routine, struct pshm_ctx *c, void *dst, const voi
         return;
     }
     size_t off;
-    int s = seg_or_die(routine, src, &off);
+    int s = pshm_seg_or_die(routine, src, &off);
     (nbi ? pshm_g.tp->get_nbi : pshm_g.tp->get)(c->t, pe, s, off, dst, n);
 }
 
@@ -113,9 +113,9 @@ void pshm_put_signal_slow(const char *routine, struct pshm_ctx *c, void *dst, co
         if (pshm_g.debug)
             pshm_check_pe(routine, pe);
         size_t off, sig_off;
-        int s = seg_or_die(routine, dst, &off), ss = seg_or_die(routine, sig, &sig_off);
+        int s = pshm_seg_or_die(routine, dst, &off), ss = pshm_seg_or_die(routine, sig, &sig_off);
         /* Both through the transport: it orders them itself. */
-        if (!pshm_g.peer[pe].base[s] && !pshm_g.peer[pe].amo[ss]) {
+        if (!pshm_route_base(pe, s) && !pshm_route_amo(pe, ss)) {
             pshm_g.tp->put_signal(c->t, pe, s, off, src, n, ss, sig_off, signal,
                                   sig_op == SHMEM_SIGNAL_SET ? PSHM_AMO_SET : PSHM_AMO_ADD, nbi);
             return;

@@ -39,6 +39,7 @@ struct pshm_space {
 };
 
 static struct pshm_space *attached[PSHM_MAX_SEGS];
+char **pshm_space_parts[PSHM_MAX_SEGS];
 static struct pshm_space *all_spaces;
 static pthread_mutex_t spaces_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -101,11 +102,11 @@ PSHM_API void pshmemx_space_create(shmemx_space_config_t config, shmemx_space_t 
 #pragma weak shmemx_space_create = pshmemx_space_create
 
 /* Whether any PE reaches some PE's part only through the transport. */
-static int anyone_needs_transport(const char *routine, int s)
+static int anyone_needs_transport(const char *routine)
 {
     int mine = 0, n = pshm_g.n_pes;
     for (int pe = 0; pe < n; pe++)
-        mine |= pshm_g.peer[pe].base[s] == NULL;
+        mine |= pshm_g.peer[pe].base[PSHM_SEG_HEAP] == NULL; /* a space goes where the heap does */
     int *all = malloc((size_t)n * sizeof *all);
     if (!all || pshm_boot.allgather(&mine, all, sizeof mine))
         pshm_fatal("%s: bootstrap exchange failed", routine);
@@ -159,12 +160,8 @@ PSHM_API void pshmemx_space_attach(shmemx_space_t sp)
         pshm_fatal("%s: bootstrap barrier failed", routine);
     shm_unlink(sp->name);
     sp->name[0] = '\0';
-    for (int pe = 0; pe < n; pe++) { /* the heap's routes */
-        struct pshm_peer *p = &pshm_g.peer[pe];
-        p->base[s] = p->base[PSHM_SEG_HEAP] ? sp->peer[pe] : NULL;
-        p->amo[s] = p->amo[PSHM_SEG_HEAP] ? sp->peer[pe] : NULL;
-    }
-    if (anyone_needs_transport(routine, s)) {
+    pshm_space_parts[s] = sp->peer; /* routed as the heap is: pshm_route_base */
+    if (anyone_needs_transport(routine)) {
         if (!pshm_g.tp->seg_register)
             pshm_fatal("%s: transport '%s' cannot register memory spaces (it has no "
                        "seg_register); spaces work over it only when every PE reaches every "
@@ -198,8 +195,8 @@ PSHM_API void pshmemx_space_detach(shmemx_space_t sp)
     sp->registered = 0;
     attached[s] = NULL;
     __atomic_fetch_sub(&pshm_g.nspaces, 1, __ATOMIC_RELEASE);
+    pshm_space_parts[s] = NULL;
     for (int pe = 0; pe < n; pe++) {
-        pshm_g.peer[pe].base[s] = pshm_g.peer[pe].amo[s] = NULL;
         if (sp->peer[pe] && pe != pshm_g.my_pe)
             munmap(sp->peer[pe], sp->size);
     }
@@ -227,8 +224,8 @@ PSHM_API void pshmemx_space_destroy(shmemx_space_t sp)
     check_space(routine, sp);
     if (sp->seg >= 0)
         pshm_fatal("%s: the space is attached; shmemx_space_detach it first", routine);
-    for (int i = 0; i < sp->nctx; i++)
-        pshmem_ctx_destroy(sp->ctx[i]);
+    while (sp->nctx) /* each forgets itself (pshm_space_forget_ctx) */
+        pshmem_ctx_destroy(sp->ctx[sp->nctx - 1]);
     pthread_mutex_lock(&spaces_lock);
     for (struct pshm_space **p = &all_spaces; *p; p = &(*p)->next)
         if (*p == sp) {
@@ -258,9 +255,24 @@ PSHM_API int pshmemx_space_create_ctx(shmemx_space_t sp, long options, shmem_ctx
         return 1;
     sp->ctx = grown;
     int rc = pshmem_ctx_create(options, ctx);
-    if (rc == 0)
+    if (rc == 0) {
+        (*ctx)->space = sp;
+        pthread_mutex_lock(&sp->lock);
         sp->ctx[sp->nctx++] = *ctx;
+        pthread_mutex_unlock(&sp->lock);
+    }
     return rc;
+}
+
+void pshm_space_forget_ctx(struct pshm_space *sp, struct pshm_ctx *ctx)
+{
+    pthread_mutex_lock(&sp->lock);
+    for (int i = 0; i < sp->nctx; i++)
+        if (sp->ctx[i] == ctx) {
+            sp->ctx[i] = sp->ctx[--sp->nctx];
+            break;
+        }
+    pthread_mutex_unlock(&sp->lock);
 }
 #pragma weak shmemx_space_create_ctx = pshmemx_space_create_ctx
 
@@ -339,8 +351,10 @@ void pshm_spaces_fini(void)
         free(sp->peer);
         space_release(sp);
     }
-    for (int s = 0; s < PSHM_MAX_SEGS; s++)
+    for (int s = 0; s < PSHM_MAX_SEGS; s++) {
         attached[s] = NULL;
+        pshm_space_parts[s] = NULL;
+    }
     pshm_g.nspaces = 0;
     pthread_mutex_unlock(&spaces_lock);
 }

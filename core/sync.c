@@ -15,15 +15,6 @@
 #include "segment.h"
 #include "sync.h"
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* Not FUTEX_PRIVATE: waiter and waker are different processes sharing
  * the mapping. */
 static long futex(uint32_t *word, int op, uint32_t val, const struct timespec *timeout)
@@ -162,7 +153,7 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
         pshm_g.tp->progress();
     if (w->spins < pshm_cfg.wait_spins) {
         ++w->spins;
-        cpu_relax();
+        pshm_cpu_relax();
         return;
     }
     if (!w->sleep) {

@@ -99,8 +99,8 @@ for cfg in ofi-tcp ucx-tcp mpi; do
         "$build/tests/prog/suite_api" --np 4
     check "$cfg: p2p suite, 4 PEs on 2 hosts" mh -n 4 env ${tenv[$cfg]} \
         "$build/tests/p2p/suite_p2p"
-    check "$cfg: collectives (basic: every collective), 4 PEs on 2 hosts" mh -n 4 env ${tenv[$cfg]} $coll_light \
-        "$build/tests/coll/suite_coll" basic
+    check "$cfg: collective suite (every family, light sizes), 4 PEs on 2 hosts" mh -n 4 env ${tenv[$cfg]} $coll_light \
+        "$build/tests/coll/suite_coll"
 done
 
 # Ending a job that spans hosts. A global exit: hydra exits with its

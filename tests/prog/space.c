@@ -112,6 +112,13 @@ int main(void)
         traffic(a, actx, "space a");
         traffic(b, bctx, "space b");
         traffic(b, SHMEM_CTX_DEFAULT, "space b, default context");
+        if (cycle) { /* contexts destroyed by hand are the space's no more */
+            shmem_ctx_destroy(actx);
+            CHECK(shmemx_space_create_ctx(a, 0, &actx) == 0,
+                  "a space context again after shmem_ctx_destroy freed the only one");
+            traffic(a, actx, "space a, new context");
+            shmem_ctx_destroy(bctx);
+        }
         shmemx_space_detach(b);
         shmemx_space_detach(a);
         shmemx_space_destroy(b);

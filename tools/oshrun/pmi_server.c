@@ -120,12 +120,15 @@ static void send_line(struct conn *c, const char *line)
         conn_close(c);
 }
 
-/* Ends the job over a client that does not speak our PMI. */
+/* Ends the job over a client that does not speak our PMI.  One line per
+ * job: every PE of a program may send the same command at once, and the
+ * first one already says what is wrong. */
 static void refuse(struct job *job, int rank, const char *what,
                    const char *line)
 {
-    fprintf(stderr, "oshrun: PE %d %s '%.200s'; oshrun serves PMI-1; ending "
-            "the job\n", rank, what, line);
+    if (!atomic_load(&job->abort_claimed))
+        fprintf(stderr, "oshrun: PE %d %s '%.200s'; oshrun serves PMI-1; ending "
+                "the job\n", rank, what, line);
     job_claim_abort(job, rank, 1, "");
     conn_close(&conns[rank]);
 }

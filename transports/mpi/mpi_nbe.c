@@ -144,8 +144,8 @@ int mpi_req_test(pshm_tctx t, pshm_treq req)
 {
     struct mctx *c = MCTX(t);
     struct mreq *m = (struct mreq *)req;
-    /* One at a time from where the last test stopped: a completed
-     * request becomes MPI_REQUEST_NULL, which MPI_Test passes over. */
+    /* From the first every time: a completed request became
+     * MPI_REQUEST_NULL, which MPI_Test passes over at once. */
     for (int k = 0; k < m->n; k++) {
         int flag = 1;
         MPI_Status st;

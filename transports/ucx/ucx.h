@@ -87,9 +87,11 @@ struct ucx_global {
     char tls[128]; /* the transports UCX was told to use, for messages */
 };
 
-/* Regions with rkeys, in exchange order: the segments (the built-in ones,
- * then memory spaces, registered later: ucx_space.c), then the probes.  A
- * segment's region is its index, so that every op finds its rkey alike. */
+/* Regions with rkeys, as the ops index them: the segments (the built-in
+ * ones, then memory spaces, registered later: ucx_space.c), then the
+ * probes.  A segment's region is its index, so that every op finds its
+ * rkey alike; init exchanges only the built-in segments' and the probes'
+ * (ucx_mem.c, NEXCH). */
 #define NREGIONS (PSHM_MAX_SEGS + PROBE_NKINDS)
 #define REGION_PROBE(k) (PSHM_MAX_SEGS + (k))
 

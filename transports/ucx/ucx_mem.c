@@ -103,35 +103,41 @@ static uint64_t region_base(int r)
     return r < PSHM_MAX_SEGS ? 0 : (uint64_t)(uintptr_t)g.probe_buf[r - PSHM_MAX_SEGS];
 }
 
+/* The regions exchanged at init: the built-in segments and the probes;
+ * spaces' rkeys travel when a space is attached (ucx_space.c). */
+#define NEXCH (PSHM_NSEGS + PROBE_NKINDS)
+static int exch_region(int e) { return e < PSHM_NSEGS ? e : REGION_PROBE(e - PSHM_NSEGS); }
+
 /* Sizes go first so that every PE pads its blob to the same stride. */
 struct card_head {
     uint64_t addr_len;
-    uint64_t rkey_len[NREGIONS];
-    uint64_t base[NREGIONS];
+    uint64_t rkey_len[NEXCH];
+    uint64_t base[NEXCH];
 };
 
 int ucx_exchange_cards(void)
 {
     const pshm_core_services *svc = g.svc;
     int n = svc->n_pes;
-    void *packed[NREGIONS] = {0};
+    void *packed[NEXCH] = {0};
     struct card_head mine = {.addr_len = g.my_addr_len};
     struct card_head *heads = calloc((size_t)n, sizeof *heads);
     unsigned char *blob = NULL, *all = NULL;
     int rc = -1;
     if (!heads)
         goto oom;
-    for (int r = 0; r < NREGIONS; r++) {
-        mine.base[r] = region_base(r);
+    for (int e = 0; e < NEXCH; e++) {
+        int r = exch_region(e);
+        mine.base[e] = region_base(r);
         if (!region_mh(r))
             continue;
         size_t len;
-        ucs_status_t st = ucp_rkey_pack(g.ctx, region_mh(r), &packed[r], &len);
+        ucs_status_t st = ucp_rkey_pack(g.ctx, region_mh(r), &packed[e], &len);
         if (st != UCS_OK) {
             svc->error("ucx transport: ucp_rkey_pack: %s", ucs_status_string(st));
             goto out;
         }
-        mine.rkey_len[r] = len;
+        mine.rkey_len[e] = len;
     }
     if (svc->allgather(&mine, heads, sizeof mine)) {
         svc->error("ucx transport: bootstrap exchange of address sizes failed");
@@ -141,24 +147,24 @@ int ucx_exchange_cards(void)
     for (int pe = 0; pe < n; pe++) {
         if (heads[pe].addr_len > amax)
             amax = heads[pe].addr_len;
-        for (int r = 0; r < NREGIONS; r++)
-            if (heads[pe].rkey_len[r] > kmax)
-                kmax = heads[pe].rkey_len[r];
+        for (int e = 0; e < NEXCH; e++)
+            if (heads[pe].rkey_len[e] > kmax)
+                kmax = heads[pe].rkey_len[e];
     }
     g.addr_stride = (amax + 7) & ~(size_t)7;
     g.rkey_stride = (kmax + 7) & ~(size_t)7;
-    size_t one = g.addr_stride + NREGIONS * g.rkey_stride;
+    size_t one = g.addr_stride + NEXCH * g.rkey_stride;
     blob = calloc(1, one);
     all = calloc((size_t)n, one);
     g.addrs = calloc((size_t)n, g.addr_stride);
-    g.rkeys = calloc((size_t)n * NREGIONS, g.rkey_stride ? g.rkey_stride : 1);
+    g.rkeys = calloc((size_t)n * NEXCH, g.rkey_stride ? g.rkey_stride : 1);
     g.rbase = calloc((size_t)n * NREGIONS, sizeof *g.rbase);
     if (!blob || !all || !g.addrs || !g.rkeys || !g.rbase)
         goto oom;
     memcpy(blob, g.my_addr, g.my_addr_len);
-    for (int r = 0; r < NREGIONS; r++)
-        if (packed[r])
-            memcpy(blob + g.addr_stride + (size_t)r * g.rkey_stride, packed[r], mine.rkey_len[r]);
+    for (int e = 0; e < NEXCH; e++)
+        if (packed[e])
+            memcpy(blob + g.addr_stride + (size_t)e * g.rkey_stride, packed[e], mine.rkey_len[e]);
     if (svc->allgather(blob, all, one)) {
         svc->error("ucx transport: bootstrap exchange of addresses and rkeys failed");
         goto out;
@@ -166,20 +172,20 @@ int ucx_exchange_cards(void)
     for (int pe = 0; pe < n; pe++) {
         unsigned char *b = all + (size_t)pe * one;
         memcpy(g.addrs + (size_t)pe * g.addr_stride, b, g.addr_stride);
-        memcpy(g.rkeys + (size_t)pe * NREGIONS * g.rkey_stride, b + g.addr_stride,
-               NREGIONS * g.rkey_stride);
-        for (int r = 0; r < NREGIONS; r++)
+        memcpy(g.rkeys + (size_t)pe * NEXCH * g.rkey_stride, b + g.addr_stride,
+               NEXCH * g.rkey_stride);
+        for (int e = 0; e < NEXCH; e++)
             /* A region a PE did not map has no rkey: mark it by base 0. */
-            g.rbase[pe * NREGIONS + r] = heads[pe].rkey_len[r] ? heads[pe].base[r] : 0;
+            g.rbase[pe * NREGIONS + exch_region(e)] = heads[pe].rkey_len[e] ? heads[pe].base[e] : 0;
     }
     rc = 0;
     goto out;
 oom:
     svc->error("ucx transport: out of memory for the address exchange of %d PEs", n);
 out:
-    for (int r = 0; r < NREGIONS; r++)
-        if (packed[r])
-            ucp_rkey_buffer_release(packed[r]);
+    for (int e = 0; e < NEXCH; e++)
+        if (packed[e])
+            ucp_rkey_buffer_release(packed[e]);
     free(heads);
     free(blob);
     free(all);
@@ -191,9 +197,10 @@ ucs_status_t ucx_unpack_rkeys(struct uctx *c, int pe)
     for (int r = 0; r < NREGIONS; r++) {
         if (!g.rbase[pe * NREGIONS + r] || c->rkey[pe * NREGIONS + r])
             continue;
+        int e = r < PSHM_NSEGS ? r : r - PSHM_MAX_SEGS + PSHM_NSEGS; /* if exchanged at init */
         const void *k = r >= PSHM_NSEGS && r < PSHM_MAX_SEGS
                             ? g.space_keys[r] + (size_t)pe * g.space_stride[r]
-                            : g.rkeys + ((size_t)pe * NREGIONS + r) * g.rkey_stride;
+                            : g.rkeys + ((size_t)pe * NEXCH + e) * g.rkey_stride;
         ucs_status_t st = ucp_ep_rkey_unpack(c->ep[pe], k, &c->rkey[pe * NREGIONS + r]);
         if (st != UCS_OK)
             return st;

@@ -25,6 +25,9 @@ struct rule {
      * cores, native always: MPICH spins while it waits. */
     size_t mapped_from;
     size_t unmapped_from; /* some member reached through the transport */
+    /* Over the mpi transport, where the native algorithms move data by
+     * MPICH's RMA: MPI in [from, until) bytes, native outside. */
+    size_t over_mpi_from, over_mpi_until;
 };
 
 /* Indexed by PSHM_CEXT_OP_*.  Measured on 2 cores (docs/collectives.md,
@@ -35,12 +38,34 @@ struct rule {
  * spins where native waits yield; with a member reached through a
  * transport (bypass off, other nodes) MPICH's own shared memory beat the
  * native algorithms over the transport at every size, by 10x or more. */
+/* Over the mpi transport (2 PEs, bypass off, an idle machine, five runs):
+ * the native scans beat MPICH's at every size (1.1-10x), the native
+ * broadcast and alltoall from 32 KiB (1.1-2.8x), MPI's reduction from
+ * 4 KiB; below those, and for barrier and fcollect, the runs disagreed
+ * and MPI stays.  alltoalls follows alltoall. */
 static const struct rule rules[PSHM_CEXT_OP_N] = {
-    [PSHM_CEXT_OP_BARRIER] = {NEVER, 0},  [PSHM_CEXT_OP_BCAST] = {NEVER, 0},
-    [PSHM_CEXT_OP_REDUCE] = {NEVER, 0},   [PSHM_CEXT_OP_SCAN] = {NEVER, 0},
-    [PSHM_CEXT_OP_FCOLLECT] = {NEVER, 0}, [PSHM_CEXT_OP_COLLECT] = {NEVER, 0},
-    [PSHM_CEXT_OP_ALLTOALL] = {NEVER, 0}, [PSHM_CEXT_OP_ALLTOALLS] = {NEVER, 0},
+    [PSHM_CEXT_OP_BARRIER] = {NEVER, 0, 0, NEVER},
+    [PSHM_CEXT_OP_BCAST] = {NEVER, 0, 0, 32768},
+    [PSHM_CEXT_OP_REDUCE] = {NEVER, 0, 4096, NEVER},
+    [PSHM_CEXT_OP_SCAN] = {NEVER, 0, NEVER, NEVER},
+    [PSHM_CEXT_OP_FCOLLECT] = {NEVER, 0, 0, NEVER},
+    [PSHM_CEXT_OP_COLLECT] = {NEVER, 0, 0, NEVER},
+    [PSHM_CEXT_OP_ALLTOALL] = {NEVER, 0, 0, 32768},
+    [PSHM_CEXT_OP_ALLTOALLS] = {NEVER, 0, 0, 32768},
 };
+
+/* Whether the job's transport is the mpi plugin; the name is looked at
+ * once per shmem_init (it changes only there). */
+static int over_mpi(void)
+{
+    static const char *seen;
+    static int is_mpi;
+    if (pshm_transport_in_use != seen) {
+        seen = pshm_transport_in_use;
+        is_mpi = seen && !strcmp(seen, "mpi");
+    }
+    return is_mpi;
+}
 
 static const char *const op_names[PSHM_CEXT_OP_N] = {
     "barrier/sync", "broadcast", "reductions", "inscan/exscan", "fcollect", "collect",
@@ -52,8 +77,11 @@ int pshm_cext_auto_pick(int op, int n, int all_mapped, size_t bytes)
         return 0;
     if (all_mapped && pshm_g.oversubscribed)
         return 0;
-    size_t from = all_mapped ? rules[op].mapped_from : rules[op].unmapped_from;
-    return bytes >= from;
+    if (all_mapped)
+        return bytes >= rules[op].mapped_from;
+    if (over_mpi())
+        return bytes >= rules[op].over_mpi_from && bytes < rules[op].over_mpi_until;
+    return bytes >= rules[op].unmapped_from;
 }
 
 static void print_from(FILE *out, size_t from)
@@ -64,6 +92,16 @@ static void print_from(FILE *out, size_t from)
         fprintf(out, "mpi");
     else
         fprintf(out, "native below %zu B, mpi from there", from);
+}
+
+static void print_range(FILE *out, size_t from, size_t until)
+{
+    if (until == NEVER)
+        print_from(out, from);
+    else if (from == 0)
+        fprintf(out, "mpi below %zu B, native from there", until);
+    else
+        fprintf(out, "mpi from %zu B below %zu B, else native", from, until);
 }
 
 /* The reductions of the specification's tables (gen/typetables.py:
@@ -139,6 +177,8 @@ void pshm_cext_info(FILE *out, const char *want)
             fprintf(out, " (native when PEs outnumber cores)");
         fprintf(out, "; through a transport: ");
         print_from(out, rules[op].unmapped_from);
+        fprintf(out, "; over the mpi transport: ");
+        print_range(out, rules[op].over_mpi_from, rules[op].over_mpi_until);
         fprintf(out, "\n");
     }
     fprintf(out, "  active-set routines: %s\n",

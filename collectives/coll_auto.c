@@ -40,13 +40,13 @@ struct rule {
  * native algorithms over the transport at every size, by 10x or more. */
 /* Over the mpi transport (2 PEs, bypass off, an idle machine, five runs):
  * the native scans beat MPICH's at every size (1.1-10x), the native
- * broadcast and alltoall from 32 KiB (1.1-2.8x), MPI's reduction from
- * 4 KiB; below those, and for barrier and fcollect, the runs disagreed
- * and MPI stays.  alltoalls follows alltoall. */
+ * broadcast and alltoall from 32 KiB (1.1-2.8x), MPI's reductions from
+ * 4 KiB; below those, and for barrier, fcollect and small reductions,
+ * the runs disagreed and MPI stays.  alltoalls follows alltoall. */
 static const struct rule rules[PSHM_CEXT_OP_N] = {
     [PSHM_CEXT_OP_BARRIER] = {NEVER, 0, 0, NEVER},
     [PSHM_CEXT_OP_BCAST] = {NEVER, 0, 0, 32768},
-    [PSHM_CEXT_OP_REDUCE] = {NEVER, 0, 4096, NEVER},
+    [PSHM_CEXT_OP_REDUCE] = {NEVER, 0, 0, NEVER},
     [PSHM_CEXT_OP_SCAN] = {NEVER, 0, NEVER, NEVER},
     [PSHM_CEXT_OP_FCOLLECT] = {NEVER, 0, 0, NEVER},
     [PSHM_CEXT_OP_COLLECT] = {NEVER, 0, 0, NEVER},

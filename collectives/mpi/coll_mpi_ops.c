@@ -58,21 +58,36 @@ int cm_broadcast(void *team, void *dest, const void *src, size_t nbytes, int roo
     return 0;
 }
 
+/* What MPI reduces and how: 0, or 1 where MPI has no datatype or the count
+ * passes its int (the caller then runs natively).  *s is the send buffer:
+ * MPI_IN_PLACE when src is dest, a copy (*tmp, to free) when they overlap
+ * otherwise, which MPI forbids. */
+static int reduction_args(const void *src, void *dest, size_t count, size_t esize,
+                          const char *type, int op, MPI_Datatype *dt, MPI_Op *mop,
+                          const void **s, void **tmp)
+{
+    if (count > INT_MAX || cm_reduction(type, op, dt, mop, 1))
+        return 1;
+    size_t bytes = count * esize;
+    *tmp = NULL;
+    *s = src;
+    if (src == dest)
+        *s = MPI_IN_PLACE;
+    else if (overlap(src, bytes, dest, bytes))
+        *s = *tmp = copy_of(src, bytes);
+    return 0;
+}
+
 int cm_reduce(void *team, void *dest, const void *src, size_t count, size_t esize,
               const char *type, int op)
 {
     struct cm_team *t = team;
     MPI_Datatype dt;
     MPI_Op mop;
-    if (count > INT_MAX || cm_reduction(type, op, &dt, &mop, 1))
+    const void *s;
+    void *tmp;
+    if (reduction_args(src, dest, count, esize, type, op, &dt, &mop, &s, &tmp))
         return PSHM_CEXT_NATIVE;
-    size_t bytes = count * esize;
-    void *tmp = NULL;
-    const void *s = src;
-    if (src == dest)
-        s = MPI_IN_PLACE;
-    else if (overlap(src, bytes, dest, bytes))
-        s = tmp = copy_of(src, bytes);
     CHECK(MPI_Allreduce(s, dest, (int)count, dt, mop, t->comm));
     free(tmp);
     return 0;
@@ -84,21 +99,16 @@ int cm_scan(void *team, void *dest, const void *src, size_t count, size_t esize,
     struct cm_team *t = team;
     MPI_Datatype dt;
     MPI_Op mop;
-    if (count > INT_MAX || cm_reduction(type, op, &dt, &mop, 1))
+    const void *s;
+    void *tmp;
+    if (reduction_args(src, dest, count, esize, type, op, &dt, &mop, &s, &tmp))
         return PSHM_CEXT_NATIVE;
-    size_t bytes = count * esize;
-    void *tmp = NULL;
-    const void *s = src;
-    if (src == dest)
-        s = MPI_IN_PLACE;
-    else if (overlap(src, bytes, dest, bytes))
-        s = tmp = copy_of(src, bytes);
     if (exclusive) {
         CHECK(MPI_Exscan(s, dest, (int)count, dt, mop, t->comm));
         /* MPI leaves member 0's result undefined; OpenSHMEM's exscan
          * gives it the sum of nothing. */
         if (t->me == 0)
-            memset(dest, 0, bytes);
+            memset(dest, 0, count * esize);
     } else {
         CHECK(MPI_Scan(s, dest, (int)count, dt, mop, t->comm));
     }

@@ -8,11 +8,26 @@
  */
 #include "mpi_plugin.h"
 
-static const MPI_Op amo_op[PSHM_AMO_NOPS] = {
+const MPI_Op mpi_amo_op[PSHM_AMO_NOPS] = {
     [PSHM_AMO_ADD] = MPI_SUM,      [PSHM_AMO_AND] = MPI_BAND,   [PSHM_AMO_OR] = MPI_BOR,
     [PSHM_AMO_XOR] = MPI_BXOR,     [PSHM_AMO_SWAP] = MPI_REPLACE, [PSHM_AMO_CSWAP] = MPI_OP_NULL,
     [PSHM_AMO_READ] = MPI_NO_OP,   [PSHM_AMO_SET] = MPI_REPLACE,
 };
+
+void mpi_amo_issue(MPI_Win w, int pe, size_t off, int op, MPI_Datatype dt, const void *operand,
+                   const void *compare, void *fetch)
+{
+    uint64_t tmp;
+    if (op == PSHM_AMO_CSWAP)
+        CHECK("MPI_Compare_and_swap", MPI_Compare_and_swap(operand, compare, fetch ? fetch : &tmp,
+                                                           dt, pe, (MPI_Aint)off, w));
+    else if (fetch)
+        CHECK("MPI_Fetch_and_op",
+              MPI_Fetch_and_op(operand, fetch, dt, pe, (MPI_Aint)off, mpi_amo_op[op], w));
+    else
+        CHECK("MPI_Accumulate",
+              MPI_Accumulate(operand, 1, dt, pe, (MPI_Aint)off, 1, dt, mpi_amo_op[op], w));
+}
 
 /* Fetching forms, compare-and-swap, and anything on a context shared by
  * threads: wait for the answer (local completion means the result is
@@ -22,16 +37,7 @@ __attribute__((noinline)) static void amo_wait(struct mctx *c, int i, int pe, si
                                                const void *compare, void *fetch)
 {
     MPI_Win w = c->win[i];
-    uint64_t tmp;
-    if (op == PSHM_AMO_CSWAP)
-        CHECK("MPI_Compare_and_swap", MPI_Compare_and_swap(operand, compare, fetch ? fetch : &tmp,
-                                                           dt, pe, (MPI_Aint)off, w));
-    else if (fetch)
-        CHECK("MPI_Fetch_and_op",
-              MPI_Fetch_and_op(operand, fetch, dt, pe, (MPI_Aint)off, amo_op[op], w));
-    else
-        CHECK("MPI_Accumulate",
-              MPI_Accumulate(operand, 1, dt, pe, (MPI_Aint)off, 1, dt, amo_op[op], w));
+    mpi_amo_issue(w, pe, off, op, dt, operand, compare, fetch);
     CHECK("MPI_Win_flush_local", MPI_Win_flush_local(pe, w));
     note_progress();
     if (!fetch)
@@ -60,7 +66,7 @@ void mpi_amo(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const v
     if (!fetch && op != PSHM_AMO_CSWAP &&
         LIKELY((p = stage(c, operand, wide ? 8 : 4)) != NULL)) {
         CHECK("MPI_Accumulate",
-              MPI_Accumulate(p, 1, dt, pe, (MPI_Aint)off, 1, dt, amo_op[op], c->win[i]));
+              MPI_Accumulate(p, 1, dt, pe, (MPI_Aint)off, 1, dt, mpi_amo_op[op], c->win[i]));
         mark_dirty(c, i, pe);
         return;
     }
@@ -79,7 +85,7 @@ void mpi_amo(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const v
                   MPI_Compare_and_swap(o, o + w, fetch, dt, pe, (MPI_Aint)off, c->win[i]));
         else
             CHECK("MPI_Fetch_and_op",
-                  MPI_Fetch_and_op(o, fetch, dt, pe, (MPI_Aint)off, amo_op[op], c->win[i]));
+                  MPI_Fetch_and_op(o, fetch, dt, pe, (MPI_Aint)off, mpi_amo_op[op], c->win[i]));
         mark_dirty(c, i, pe);
         return;
     }

@@ -113,11 +113,6 @@ void mpi_get_nbe(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len
 void mpi_amo_nbe(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const void *operand,
                  const void *compare, void *fetch, pshm_treq *req)
 {
-    static const MPI_Op amo_op[PSHM_AMO_NOPS] = {
-        [PSHM_AMO_ADD] = MPI_SUM,     [PSHM_AMO_AND] = MPI_BAND,     [PSHM_AMO_OR] = MPI_BOR,
-        [PSHM_AMO_XOR] = MPI_BXOR,    [PSHM_AMO_SWAP] = MPI_REPLACE, [PSHM_AMO_CSWAP] = MPI_OP_NULL,
-        [PSHM_AMO_READ] = MPI_NO_OP,  [PSHM_AMO_SET] = MPI_REPLACE,
-    };
     if (UNLIKELY(seg >= PSHM_NSEGS)) {
         mpi_space_amo(pe, seg, off, op, type, operand, compare, fetch);
         return;
@@ -135,7 +130,7 @@ void mpi_amo_nbe(pshm_tctx t, int pe, int seg, size_t off, int op, int type, con
     } else {
         CHECK("MPI_Rget_accumulate",
               MPI_Rget_accumulate(operand, 1, dt, fetch, 1, dt, pe, (MPI_Aint)off, 1, dt,
-                                  amo_op[op], c->win[i], new_request(m)));
+                                  mpi_amo_op[op], c->win[i], new_request(m)));
     }
     mark_dirty(c, i, pe);
 }

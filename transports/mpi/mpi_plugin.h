@@ -123,6 +123,13 @@ void mpi_put(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len
 void mpi_put_nbi(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len) HIDDEN;
 void mpi_get(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDDEN;
 void mpi_get_nbi(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDDEN;
+/* The accumulate op of each PSHM_AMO_*, and one AMO issued on window w
+ * (compare-and-swap, fetching or not), without completion: every AMO
+ * path of the plugin goes through these, so all stay one datatype and one
+ * kind of call per word (MPI's atomicity rule). */
+extern const MPI_Op mpi_amo_op[PSHM_AMO_NOPS];
+void mpi_amo_issue(MPI_Win w, int pe, size_t off, int op, MPI_Datatype dt, const void *operand,
+                   const void *compare, void *fetch);
 void mpi_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
              const void *compare, void *fetch, int nbi) HIDDEN;
 

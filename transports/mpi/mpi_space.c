@@ -55,28 +55,15 @@ void mpi_space_rma(int put, int pe, int seg, size_t off, void *buf, size_t len)
 void mpi_space_amo(int pe, int seg, size_t off, int op, int type, const void *operand,
                    const void *compare, void *fetch)
 {
-    static const MPI_Op amo_op[PSHM_AMO_NOPS] = {
-        [PSHM_AMO_ADD] = MPI_SUM,     [PSHM_AMO_AND] = MPI_BAND,     [PSHM_AMO_OR] = MPI_BOR,
-        [PSHM_AMO_XOR] = MPI_BXOR,    [PSHM_AMO_SWAP] = MPI_REPLACE, [PSHM_AMO_CSWAP] = MPI_OP_NULL,
-        [PSHM_AMO_READ] = MPI_NO_OP,  [PSHM_AMO_SET] = MPI_REPLACE,
-    };
     MPI_Win w = space_win[seg];
     MPI_Datatype dt = type == PSHM_T_U64 || type == PSHM_T_DOUBLE ? MPI_UINT64_T : MPI_UINT32_T;
-    uint64_t zero = 0, tmp;
+    uint64_t zero = 0;
     if (op == PSHM_AMO_READ) {
         if (!fetch)
             return;
         operand = &zero;
     }
-    if (op == PSHM_AMO_CSWAP)
-        CHECK("MPI_Compare_and_swap", MPI_Compare_and_swap(operand, compare, fetch ? fetch : &tmp,
-                                                           dt, pe, (MPI_Aint)off, w));
-    else if (fetch)
-        CHECK("MPI_Fetch_and_op",
-              MPI_Fetch_and_op(operand, fetch, dt, pe, (MPI_Aint)off, amo_op[op], w));
-    else
-        CHECK("MPI_Accumulate",
-              MPI_Accumulate(operand, 1, dt, pe, (MPI_Aint)off, 1, dt, amo_op[op], w));
+    mpi_amo_issue(w, pe, off, op, dt, operand, compare, fetch);
     CHECK("MPI_Win_flush", MPI_Win_flush(pe, w));
     note_progress();
 }

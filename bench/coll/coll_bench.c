@@ -4,7 +4,7 @@
  * calls only, so the same source builds against other implementations
  * (e.g. Open MPI's oshcc) for comparison.  PE 0 prints one table:
  *
- *   coll_bench [max_bytes] [iterations] [component,component...]
+ *   coll_bench [max_bytes] [iterations] [component,component...] [rounds]
  *
  * COLL_BENCH_OPS (e.g. "alltoall,reduce") keeps only those operations and
  * COLL_BENCH_MIN drops smaller sizes (what bench/coll/icount_coll.sh counts).
@@ -15,6 +15,12 @@
  * list of PlugSHMEM collectives components (e.g. native,mpi,auto) the
  * whole table runs once per component, each in its own shmem_init with
  * SHMEM_COLLECTIVES set to it, and the columns are printed side by side.
+ * With rounds > 1 the components take turns that many times (native, mpi,
+ * auto, native, mpi, auto, ...) and each cell is the median of its rounds:
+ * on a shared machine the load moves the columns of one turn together, so
+ * interleaving keeps the comparison between components fair.  When the
+ * list holds auto and two others, a last column gives auto's time over the
+ * better of the two (issue 12's bound: at most 1.10).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
@@ -58,9 +64,11 @@ static double report(double t0, int iters)
 
 #define MAX_ROWS 64
 #define MAX_COLS 4
+#define MAX_ROUNDS 15
 static const char *row_op[MAX_ROWS];
 static size_t row_bytes[MAX_ROWS];
 static double res[MAX_COLS][MAX_ROWS];
+static double all[MAX_ROUNDS][MAX_COLS][MAX_ROWS];
 static int nrows;
 
 static int next_row;
@@ -156,6 +164,21 @@ static void table(int col, size_t maxb, int iters0)
 #endif
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(int rounds, int col, int r)
+{
+    double v[MAX_ROUNDS];
+    for (int k = 0; k < rounds; k++)
+        v[k] = all[k][col][r];
+    qsort(v, (size_t)rounds, sizeof v[0], cmp_double);
+    return rounds % 2 ? v[rounds / 2] : (v[rounds / 2 - 1] + v[rounds / 2]) / 2;
+}
+
 int main(int argc, char **argv)
 {
     size_t maxb = argc > 1 ? strtoul(argv[1], NULL, 0) : 65536;
@@ -168,30 +191,55 @@ int main(int argc, char **argv)
              c = strtok_r(NULL, ",", &save))
             names[ncols++] = c;
     }
+    int rounds = argc > 4 ? atoi(argv[4]) : 1;
+    if (rounds < 1 || rounds > MAX_ROUNDS) {
+        fprintf(stderr, "coll_bench: rounds must be 1 to %d\n", MAX_ROUNDS);
+        return 2;
+    }
     int me = 0, np = 1;
-    for (int col = 0; col < ncols; col++) {
+    for (int k = 0; k < rounds; k++)
+        for (int col = 0; col < ncols; col++) {
 #if ACTIVESET
-        for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
-            psync[i] = psync2[i] = SHMEM_SYNC_VALUE;
+            for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
+                psync[i] = psync2[i] = SHMEM_SYNC_VALUE;
 #endif
-        if (names[col])
-            setenv("SHMEM_COLLECTIVES", names[col], 1);
-        shmem_init();
-        me = shmem_my_pe();
-        np = shmem_n_pes();
-        table(col, maxb, iters0);
-        shmem_finalize();
+            if (names[col])
+                setenv("SHMEM_COLLECTIVES", names[col], 1);
+            shmem_init();
+            me = shmem_my_pe();
+            np = shmem_n_pes();
+            table(col, maxb, iters0);
+            shmem_finalize();
+            for (int r = 0; r < nrows; r++)
+                all[k][col][r] = res[col][r];
+        }
+    /* auto against the better of the two other columns */
+    int ca = -1, c1 = -1, c2 = -1;
+    for (int c = 0; c < ncols && ncols == 3; c++) {
+        if (names[c] && !strcmp(names[c], "auto"))
+            ca = c;
+        else if (c1 < 0)
+            c1 = c;
+        else
+            c2 = c;
     }
     if (me == 0) {
-        printf("# %d PEs; microseconds per call, slowest PE\n", np);
-        printf("%-10s %10s", "op", "bytes");
+        printf("# %d PEs; microseconds per call, slowest PE", np);
+        if (rounds > 1)
+            printf("; median of %d interleaved rounds", rounds);
+        printf("\n%-10s %10s", "op", "bytes");
         for (int c = 0; c < ncols; c++)
             printf(" %10s", names[c] ? names[c] : "usec");
+        if (ca >= 0)
+            printf(" %10s", "auto/best");
         printf("\n");
         for (int r = 0; r < nrows; r++) {
             printf("%-10s %10zu", row_op[r], row_bytes[r]);
+            double m[MAX_COLS];
             for (int c = 0; c < ncols; c++)
-                printf(" %10.3f", res[c][r]);
+                printf(" %10.3f", m[c] = median(rounds, c, r));
+            if (ca >= 0)
+                printf(" %10.2f", m[ca] / (m[c1] < m[c2] ? m[c1] : m[c2]));
             printf("\n");
         }
     }

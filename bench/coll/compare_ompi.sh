@@ -23,7 +23,7 @@ ompirun=${OMPI_OSHRUN:-/usr/bin/mpirun.openmpi}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ln -s /usr/bin/opal_wrapper "$work/oshcc"
-"$work/oshcc" -O2 "$here/coll_bench.c" -o "$work/coll_bench.ompi"
+"$work/oshcc" -O2 -I"$here/.." "$here/coll_bench.c" -o "$work/coll_bench.ompi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 pass=()
 for v in COLL_BENCH_OPS COLL_BENCH_MIN; do [ -n "${!v:-}" ] && pass+=(-x "$v"); done

@@ -22,5 +22,5 @@ cd src
 ./configure --prefix="$dir/install" CC=mpicc CXX=mpicxx "$@" >../configure.log 2>&1
 make -j2 >../make.log 2>&1
 make install >../install.log 2>&1
-"$dir/install/bin/oshcc" -O2 -DHAVE_CALLGRIND -o "$dir/p2p_bench.oshmpi" "$here/../p2p/p2p_bench.c"
+"$dir/install/bin/oshcc" -O2 -DHAVE_CALLGRIND -I"$here/.." -o "$dir/p2p_bench.oshmpi" "$here/../p2p/p2p_bench.c"
 echo "built $dir/p2p_bench.oshmpi"

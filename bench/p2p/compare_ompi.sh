@@ -11,7 +11,7 @@ rounds=${1:-3}
 command -v /usr/bin/oshcc >/dev/null || { echo "Open MPI's oshcc not installed (apt-get install openmpi-bin libopenmpi-dev)"; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-/usr/bin/oshcc -O2 -DHAVE_CALLGRIND "$here/p2p_bench.c" -o "$work/p2p_bench.ompi"
+/usr/bin/oshcc -O2 -DHAVE_CALLGRIND -I"$here/.." "$here/p2p_bench.c" -o "$work/p2p_bench.ompi"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ompi="/usr/bin/oshrun --mca osc ^rdma -np 2"
 ours="$build/tools/oshrun -n 2"

@@ -81,7 +81,7 @@ bench=$build/bench/p2p/p2p_bench
 run "$work/ours" env SHMEM_TRANSPORT=ucx SHMEM_BYPASS=0 UCX_TLS="$tls" "$build/tools/oshrun" -n 2
 report "$work/ours" PlugSHMEM
 if [ -x /usr/bin/oshcc ]; then
-    /usr/bin/oshcc -O2 -DHAVE_CALLGRIND "$here/../p2p/p2p_bench.c" -o "$work/p2p_bench.ompi"
+    /usr/bin/oshcc -O2 -DHAVE_CALLGRIND -I"$here/.." "$here/../p2p/p2p_bench.c" -o "$work/p2p_bench.ompi"
     bench=$work/p2p_bench.ompi
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     run "$work/ompi" /usr/bin/oshrun --mca osc ^rdma -x UCX_TLS="$tls" -np 2

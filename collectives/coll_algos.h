@@ -9,7 +9,7 @@ enum { PSHM_COP_BARRIER, PSHM_COP_BCAST, PSHM_COP_REDUCE, PSHM_COP_COLLECT, PSHM
 
 enum { PSHM_ALG_AUTO = 0 };
 enum { PSHM_BARRIER_DISSEMINATION = 1, PSHM_BARRIER_TREE, PSHM_BARRIER_COUNTER };
-enum { PSHM_BCAST_BINOMIAL = 1, PSHM_BCAST_SCATTER_ALLGATHER };
+enum { PSHM_BCAST_BINOMIAL = 1, PSHM_BCAST_SCATTER_ALLGATHER, PSHM_BCAST_EAGER };
 enum { PSHM_REDUCE_RECURSIVE_DOUBLING = 1, PSHM_REDUCE_RING, PSHM_REDUCE_REDUCE_SCATTER_ALLGATHER };
 enum { PSHM_COLLECT_RING = 1, PSHM_COLLECT_RECURSIVE_DOUBLING, PSHM_COLLECT_LINEAR };
 enum { PSHM_ALLTOALL_PAIRWISE = 1, PSHM_ALLTOALL_LINEAR, PSHM_ALLTOALL_MAILBOX };
@@ -19,7 +19,7 @@ enum { PSHM_SCAN_LINEAR = 1, PSHM_SCAN_HILLIS_STEELE, PSHM_SCAN_SEGMENTED };
 #define PSHM_COLL_ALGO_VARS                                                                        \
     {                                                                                              \
         {"SHMEM_BARRIER_ALGORITHM", "auto|dissemination|tree|counter"},                            \
-        {"SHMEM_BCAST_ALGORITHM", "auto|binomial|scatter_allgather"},                       \
+        {"SHMEM_BCAST_ALGORITHM", "auto|binomial|scatter_allgather|eager"},                 \
         {"SHMEM_REDUCE_ALGORITHM", "auto|recursive_doubling|ring|reduce_scatter_allgather"},       \
         {"SHMEM_COLLECT_ALGORITHM", "auto|ring|recursive_doubling|linear"},                        \
         {"SHMEM_ALLTOALL_ALGORITHM", "auto|pairwise|linear|mailbox"},                              \

@@ -29,6 +29,17 @@
 #define PSHM_TREE_RADIX_MAX 8
 #define PSHM_COLL_SLOT_SIZE (PSHM_INTERNAL_SIZE / PSHM_TEAM_SLOTS)
 #define PSHM_MBOX_HALF 1024 /* 16 PEs: a cache line per sender */
+/* Eager broadcast (native_bcast.c): a cache line per call, its flag word
+ * and up to 56 bytes of data, PSHM_EAGER_DEPTH calls deep, from the PE
+ * 2^k below for k < PSHM_EAGER_ROUNDS (teams of up to 256 PEs). */
+#define PSHM_EAGER_ROUNDS 8
+#define PSHM_EAGER_DEPTH 4
+#define PSHM_EAGER_MAX 56
+
+struct pshm_eager_line {
+    uint64_t flag;
+    unsigned char data[PSHM_EAGER_MAX];
+};
 
 struct pshm_coll_flags {
     _Alignas(64) uint64_t diss[PSHM_COLL_ROUNDS]; /* from me - 2^k: dissemination barrier */
@@ -50,6 +61,8 @@ struct pshm_coll_flags {
      * travel in one cache line.  Not scratch: other algorithms' data there
      * could look like a later flag. */
     _Alignas(64) unsigned char mbox[2][PSHM_MBOX_HALF];
+    /* Eager broadcast: [k][instance % depth], written only by me - 2^k. */
+    _Alignas(64) struct pshm_eager_line eager[PSHM_EAGER_ROUNDS][PSHM_EAGER_DEPTH];
 };
 
 /* This PE's own bookkeeping of the team's native collectives: never read
@@ -64,10 +77,15 @@ struct pshm_native_local {
     uint64_t mbox_count;   /* mailbox alltoalls so far (mailbox parity) */
     uint64_t scan_count;   /* Hillis-Steele scan chunks so far (scratch parity) */
     int scratch_user;      /* the algorithm that used the scratch last (coll_scratch) */
-    /* The previous collective was a binomial broadcast (coll_enter): its
-     * root, and the flag value of that call. */
+    /* The previous collective was a binomial or eager broadcast
+     * (coll_enter): its root, the flag value of that call, and the
+     * instance that began the run of broadcasts with that root. */
     int bcast_open, bcast_root;
-    uint64_t bcast_v;
+    uint64_t bcast_v, bcast_run;
+    /* The latest entry notice read from the child 2^k above (bino_rdy[k],
+     * whose sender is that PE whatever the root): read again only when a
+     * later one is needed, so the line stays with the child. */
+    uint64_t rdy_seen[PSHM_EAGER_ROUNDS];
 };
 
 struct pshm_coll_head {

@@ -1,9 +1,12 @@
-/* Broadcast of the native component: data goes straight into every PE's
- * dest (the caller guarantees dest is ready everywhere), so no scratch is
- * needed and each PE receives each byte once.
- *   binomial          the root's subtree halves each round: log2 n steps
+/* Broadcast of the native component.
+ *   binomial          the root's subtree halves each round: log2 n steps;
+ *                     data goes straight into every PE's dest
  *   scatter_allgather binomial scatter of n blocks, then a ring allgather:
- *                     every link carries about 2 * nbytes, not log2 n times */
+ *                     every link carries about 2 * nbytes, not log2 n times
+ *   eager             the binomial tree for up to 56 bytes, each call's data
+ *                     and flag in one cache line of the receiver's eager
+ *                     ring, which it copies into its dest itself: the root
+ *                     may run several calls ahead */
 #include "coll.h"
 #include "coll_algos.h"
 #include "coll_state.h"
@@ -48,19 +51,33 @@ static int bino_enter(const uint64_t *bino, uint64_t v, int vr, int n, void *des
  *                                           parent then was another PE)
  * In a loop with a fixed root, the root thus stays up to one call ahead,
  * which is all the pipelining the buffers allow.
+ *
+ * bcast_open records this call and says which case holds: PREV_CLOSED,
+ * PREV_SAME_ROOT or PREV_OTHER_ROOT; *prev_v is the previous call's flag.
  */
+enum { PREV_CLOSED, PREV_SAME_ROOT, PREV_OTHER_ROOT };
+
+static int bcast_open(struct pshm_team *t, int root, uint64_t e, uint64_t *prev_v)
+{
+    struct pshm_native_local *l = &t->sym->l;
+    int how = !coll_enter(t) ? PREV_CLOSED : l->bcast_root == root ? PREV_SAME_ROOT : PREV_OTHER_ROOT;
+    *prev_v = l->bcast_v;
+    if (how != PREV_SAME_ROOT)
+        l->bcast_run = e;
+    l->bcast_open = 1;
+    l->bcast_root = root;
+    l->bcast_v = PSHM_FLAG(e, 0);
+    return how;
+}
+
 static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root)
 {
     int n = t->n_pes, me = t->my_pe;
-    uint64_t v = PSHM_FLAG(++t->sym->l.seq, 0);
+    uint64_t e = ++t->sym->l.seq, v = PSHM_FLAG(e, 0), prev_v;
     struct pshm_coll_flags *f = &t->sym->f;
     int vr = (me - root + n) % n;
-    uint64_t need = 0;
-    if (coll_enter(t))
-        need = t->sym->l.bcast_root == root ? t->sym->l.bcast_v : v;
-    t->sym->l.bcast_open = 1;
-    t->sym->l.bcast_root = root;
-    t->sym->l.bcast_v = v;
+    int how = bcast_open(t, root, e, &prev_v);
+    uint64_t need = how == PREV_CLOSED ? 0 : how == PREV_SAME_ROOT ? prev_v : v;
     if (vr) {
         int k = lowbit_log(vr);
         coll_notify(&f->bino_rdy[k], v, coll_wpe(t, (me - (1 << k) + n) % n));
@@ -77,6 +94,69 @@ static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size
         coll_signal(&f->bino[k], v, w);
     }
     return 0;
+}
+
+/*
+ * The eager broadcast never writes into another PE's dest: call e's data
+ * goes into line e % PSHM_EAGER_DEPTH of the child's eager ring (from
+ * distance 2^k, so each line has one writer whatever the root), and the
+ * child copies it out during its own call e.  A parent therefore waits
+ * only for that line to be free: the child has entered call
+ * e - DEPTH + 1, so is done with call e - DEPTH.  Nothing to wait for
+ * when the previous collective was not an open broadcast (every PE
+ * entered it) or when the run of broadcasts from this root began after
+ * that call (the run began after a closed collective or with a wait for
+ * the child's notice); otherwise the child's notice of that call, which
+ * every broadcast of the run sent.  In a loop the root thus runs up to
+ * DEPTH - 1 calls ahead, and a call costs a line sent, not a round trip.
+ */
+static int bcast_eager(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root)
+{
+    int n = t->n_pes, me = t->my_pe;
+    uint64_t e = ++t->sym->l.seq, v = PSHM_FLAG(e, 0), prev_v;
+    struct pshm_coll_flags *f = &t->sym->f;
+    int vr = (me - root + n) % n;
+    int how = bcast_open(t, root, e, &prev_v);
+    uint64_t need = 0;
+    if (how == PREV_OTHER_ROOT)
+        need = v;
+    else if (how == PREV_SAME_ROOT && e + 1 >= t->sym->l.bcast_run + PSHM_EAGER_DEPTH)
+        need = PSHM_FLAG(e + 1 - PSHM_EAGER_DEPTH, 0);
+    unsigned line = (unsigned)(e % PSHM_EAGER_DEPTH);
+    const void *from = src;
+    int top = 1;
+    if (vr) {
+        int k = lowbit_log(vr);
+        coll_notify(&f->bino_rdy[k], v, coll_wpe(t, (me - (1 << k) + n) % n));
+        struct pshm_eager_line *in = &f->eager[k][line];
+        coll_wait(&in->flag, v);
+        memcpy(dest, in->data, nbytes);
+        from = in->data;
+        top = 1 << k;
+    } else {
+        if (dest != src)
+            memmove(dest, src, nbytes);
+        while (top < n)
+            top <<= 1;
+    }
+    for (int m = top >> 1; m >= 1; m >>= 1) {
+        if (vr + m >= n)
+            continue;
+        int k = lowbit_log(m), w = coll_wpe(t, (vr + m + root) % n);
+        uint64_t *seen = &t->sym->l.rdy_seen[k];
+        if (need > *seen) {
+            coll_wait(&f->bino_rdy[k], need);
+            *seen = __atomic_load_n(&f->bino_rdy[k], __ATOMIC_ACQUIRE);
+        }
+        coll_put(f->eager[k][line].data, from, nbytes, w);
+        coll_signal(&f->eager[k][line].flag, v, w);
+    }
+    return 0;
+}
+
+static int eager_fits(const struct pshm_team *t, size_t nbytes)
+{
+    return nbytes <= PSHM_EAGER_MAX && t->n_pes <= 1 << PSHM_EAGER_ROUNDS;
 }
 
 /* Bytes of block b of nblk blocks of bs bytes over nbytes: [lo, hi). */
@@ -142,8 +222,14 @@ int pshm_native_broadcast(struct pshm_team *t, void *dest, const void *src, size
     switch (pshm_cfg.coll_algo[PSHM_COP_BCAST]) {
     case PSHM_BCAST_BINOMIAL: return bcast_binomial(t, dest, src, nbytes, root);
     case PSHM_BCAST_SCATTER_ALLGATHER: return bcast_scatter_allgather(t, dest, src, nbytes, root);
+    case PSHM_BCAST_EAGER:
+        if (eager_fits(t, nbytes))
+            return bcast_eager(t, dest, src, nbytes, root);
+        return bcast_binomial(t, dest, src, nbytes, root);
     default: break;
     }
+    if (eager_fits(t, nbytes))
+        return bcast_eager(t, dest, src, nbytes, root);
     if (t->n_pes > 2 && nbytes >= ((size_t)64 << 10))
         return bcast_scatter_allgather(t, dest, src, nbytes, root);
     return bcast_binomial(t, dest, src, nbytes, root);

@@ -11,8 +11,8 @@
  * One launch runs every collective, team and active-set forms, at counts of
  * 1, 64 and 8200 elements, once per algorithm set: the program re-runs
  * shmem_init with SHMEM_<OP>_ALGORITHM set to auto and then to each choice
- * (three sets cover every choice; the mailbox alltoall takes only small
- * blocks, the others the rest).  It prints one line per failed case,
+ * (three sets cover every choice; the mailbox alltoall and the eager
+ * broadcast take only small blocks, the others the rest).  It prints one line per failed case,
  * naming it, and "b2b: N cases passed" on PE 0; it exits 1 if any failed.
  * B2B_ITERS scales the number of calls per case (default 1.0).
  */
@@ -39,7 +39,7 @@ static const char *const algo_sets[NSETS][NVARS] = {
     {"auto", "auto", "auto", "auto", "auto", "auto"},
     {"dissemination", "binomial", "recursive_doubling", "ring", "pairwise", "linear"},
     {"tree", "scatter_allgather", "ring", "recursive_doubling", "linear", "hillis_steele"},
-    {"counter", "binomial", "reduce_scatter_allgather", "linear", "mailbox", "segmented"},
+    {"counter", "eager", "reduce_scatter_allgather", "linear", "mailbox", "segmented"},
 };
 static const char *const algo_vars[NVARS] = {
     "SHMEM_BARRIER_ALGORITHM", "SHMEM_BCAST_ALGORITHM",    "SHMEM_REDUCE_ALGORITHM",
@@ -142,6 +142,21 @@ typedef void (*team_op)(struct kase *k, shmem_team_t t, long it, int count, long
 static void op_broadcast(struct kase *k, shmem_team_t t, long it, int count, long *d)
 {
     int root = (int)((it * 5 + 1) % shmem_team_n_pes(t));
+    for (int i = 0; i < count; i++)
+        src[i] = val(it, root, i);
+    shmem_long_broadcast(t, d, src, (size_t)count, root);
+    scribble(src, (size_t)count);
+    maybe_pause(it);
+    for (int i = 0; i < count; i++)
+        expect_eq(k, it, "dest", (size_t)i, d[i], val(it, root, i));
+    scribble(d, (size_t)count);
+}
+
+/* Runs of broadcasts from one root, so that it may run calls ahead (the
+ * eager broadcast lets it go PSHM_EAGER_DEPTH - 1 ahead). */
+static void op_broadcast_runs(struct kase *k, shmem_team_t t, long it, int count, long *d)
+{
+    int root = (int)((it / 6) % shmem_team_n_pes(t));
     for (int i = 0; i < count; i++)
         src[i] = val(it, root, i);
     shmem_long_broadcast(t, d, src, (size_t)count, root);
@@ -287,7 +302,8 @@ static const struct {
     const char *name;
     team_op fn;
 } team_ops[] = {
-    {"broadcast", op_broadcast}, {"sum_reduce", op_reduce},   {"sum_inscan", op_inscan},
+    {"broadcast", op_broadcast}, {"broadcast_runs", op_broadcast_runs},
+    {"sum_reduce", op_reduce},   {"sum_inscan", op_inscan},
     {"sum_exscan", op_exscan},   {"fcollect", op_fcollect},   {"collect", op_collect},
     {"alltoall", op_alltoall},   {"alltoalls", op_alltoalls}, {"sync", op_sync},
 };

@@ -6,6 +6,8 @@
  *                               (n a power of two; ring otherwise)
  *   fcollect linear             every PE writes its block to every PE, then
  *                               a barrier
+ *   fcollect mailbox            blocks under a cache line, all mapped: the
+ *                               mailbox alltoall with one source block
  *   collect                     a scan of the sizes gives each PE its offset,
  *                               then linear
  *   alltoall pairwise           step i writes to PE me + i, then a barrier
@@ -64,8 +66,21 @@ static int fcollect_rd(struct pshm_team *t, void *dest, const void *src, size_t 
     return 0;
 }
 
+/* Blocks smaller than a cache line share the lines of every dest, which
+ * each PE's copy fights over (8 B at 2 PEs: 0.25 us against 0.19 for
+ * 64 B); through the mailbox each block rides in its sender's own line. */
+static int fcollect_mailbox_fits(const struct pshm_team *t, size_t nbytes)
+{
+    int a = pshm_cfg.coll_algo[PSHM_COP_COLLECT];
+    size_t max = pshm_native_mailbox_max(t);
+    return max && nbytes <= max &&
+           (a == PSHM_COLLECT_MAILBOX || (a == PSHM_ALG_AUTO && nbytes < 64));
+}
+
 int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
+    if (fcollect_mailbox_fits(t, nbytes))
+        return pshm_native_alltoall_mailbox(t, dest, src, 1, 0, 1, nbytes);
     coll_enter_writing(t);
     switch (pshm_cfg.coll_algo[PSHM_COP_COLLECT]) {
     case PSHM_COLLECT_RING: return fcollect_ring(t, dest, src, nbytes);

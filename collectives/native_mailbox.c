@@ -31,12 +31,13 @@ size_t pshm_native_mailbox_max(const struct pshm_team *t)
     return t->all_mapped && r ? r - 8 : 0;
 }
 
-/* Copies nelems elements of es bytes, strides in elements.  Blocks of up
- * to 16 bytes, the usual case, without a call. */
+/* Copies nelems elements of es bytes, strides in elements (one element
+ * is contiguous whatever they are).  Blocks of up to 16 bytes, the usual
+ * case, without a call. */
 static inline void copy_strided(char *d, ptrdiff_t dst, const char *s, ptrdiff_t sst,
                                 size_t nelems, size_t es)
 {
-    if (dst == 1 && sst == 1) {
+    if ((dst == 1 && sst == 1) || nelems == 1) {
         size_t b = nelems * es;
         if (b == 0) {
             /* nothing: the pointers may be null */
@@ -57,8 +58,9 @@ static inline void copy_strided(char *d, ptrdiff_t dst, const char *s, ptrdiff_t
         memcpy(d + (ptrdiff_t)j * dst * (ptrdiff_t)es, s + (ptrdiff_t)j * sst * (ptrdiff_t)es, es);
 }
 
-/* alltoall is the case dst = sst = 1.  The caller checked that nelems * es
- * fits (pshm_native_mailbox_max). */
+/* alltoall is the case dst = sst = 1; fcollect sst = 0 with one element
+ * of nbytes (every member gets the same block).  The caller checked that
+ * nelems * es fits (pshm_native_mailbox_max). */
 int pshm_native_alltoall_mailbox(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
                                  ptrdiff_t sst, size_t nelems, size_t es)
 {

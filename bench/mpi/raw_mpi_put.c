@@ -11,6 +11,9 @@
  *
  * "multiple" (the default) initializes MPI at MPI_THREAD_MULTIPLE like the
  * plugin with its progress thread; "single" at MPI_THREAD_SINGLE.
+ * RAW_MPI_WIN=allocate takes the window's memory from MPI_Win_allocate
+ * instead of MPI_Win_create over memory of our own (MPICH could then use
+ * its shared memory; here it made no difference).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -57,13 +60,18 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    long *base = calloc(64, sizeof(long));
+    const char *kind = getenv("RAW_MPI_WIN");
+    int allocate = kind && !strcmp(kind, "allocate");
+    long *base = allocate ? NULL : calloc(64, sizeof(long));
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "same_disp_unit", "true");
     MPI_Info_set(info, "accumulate_ordering", "none");
     MPI_Info_set(info, "which_accumulate_ops", "sum,band,bor,bxor,replace,no_op,cswap");
-    MPI_Win_create(base, 64 * sizeof(long), 1, info, MPI_COMM_WORLD, &win);
+    if (allocate)
+        MPI_Win_allocate(64 * sizeof(long), 1, info, MPI_COMM_WORLD, &base, &win);
+    else
+        MPI_Win_create(base, 64 * sizeof(long), 1, info, MPI_COMM_WORLD, &win);
     MPI_Info_free(&info);
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -100,7 +108,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
-    free(base);
+    if (!allocate)
+        free(base);
     MPI_Finalize();
     return word == 42;
 }

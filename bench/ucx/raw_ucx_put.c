@@ -8,7 +8,10 @@
  * (progress, pause, and sched_yield on every poll after 16384 of them, as
  * the core's waits do when PEs do not outnumber cores) until the parent is
  * done.
- * UCX_TLS chooses the transports, as for the plugin.
+ * UCX_TLS chooses the transports, as for the plugin.  RAW_UCX_ALLOCATE=1
+ * takes the target buffer from UCX (UCP_MEM_MAP_ALLOCATE, as Open MPI's
+ * OSHMEM takes its heap) instead of registering memory of our own: over
+ * shared memory UCX then writes it directly, without the target.
  *
  *   UCX_TLS=tcp raw_ucx_put [iterations]
  *
@@ -127,13 +130,23 @@ int main(int argc, char **argv)
     CHECK(ucp_worker_get_address(worker, &addr, &alen));
 
     size_t len = 1 << 20;
-    void *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    const char *alloc_env = getenv("RAW_UCX_ALLOCATE");
+    int allocate = alloc_env && *alloc_env == '1';
+    void *buf = allocate ? NULL
+                         : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
-                                             UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+                                             UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                                             UCP_MEM_MAP_PARAM_FIELD_FLAGS,
                                .address = buf,
-                               .length = len};
+                               .length = len,
+                               .flags = allocate ? UCP_MEM_MAP_ALLOCATE : 0};
     ucp_mem_h mh;
     CHECK(ucp_mem_map(ctx, &mp, &mh));
+    if (allocate) {
+        ucp_mem_attr_t ma = {.field_mask = UCP_MEM_ATTR_FIELD_ADDRESS};
+        CHECK(ucp_mem_query(mh, &ma));
+        buf = ma.address;
+    }
     void *rk;
     size_t rklen;
     CHECK(ucp_rkey_pack(ctx, mh, &rk, &rklen));

@@ -85,8 +85,10 @@ int pshm_cext_auto_pick(int op, int n, int all_mapped, size_t bytes)
     if (over_mpi())
         /* With more PEs than cores, every MPI call of a native algorithm
          * spins in MPICH for a time slice; MPI's collectives make fewer
-         * (4 PEs on 2 cores: MPI 2-50x faster in every cell). */
-        return pshm_g.oversubscribed ||
+         * (4 PEs on 2 cores: MPI 2-50x faster in every cell).  On any node
+         * of the job, so that every member decides alike (the team may
+         * span nodes here). */
+        return pshm_g.oversubscribed_any ||
                (bytes >= rules[op].over_mpi_from && bytes < rules[op].over_mpi_until);
     return bytes >= rules[op].unmapped_from;
 }

@@ -22,7 +22,7 @@ static int bino_enter(const uint64_t *bino, uint64_t v, int vr, int n, void *des
                       const void *src, size_t nbytes, const void **from)
 {
     if (vr == 0) {
-        if (dest != src)
+        if (dest != src && nbytes)
             memmove(dest, src, nbytes);
         *from = src;
         int top = 1;
@@ -151,11 +151,12 @@ static int bcast_eager(struct pshm_team *t, void *dest, const void *src, size_t 
         eager_notify(&f->bino_rdy[k], v, coll_wpe(t, (me - (1 << k) + n) % n));
         struct pshm_eager_line *in = &f->eager[k][line];
         coll_wait(&in->flag, v);
-        memcpy(dest, in->data, nbytes);
+        if (nbytes) /* dest may be NULL then */
+            memcpy(dest, in->data, nbytes);
         from = in->data;
         top = 1 << k;
     } else {
-        if (dest != src)
+        if (dest != src && nbytes)
             memmove(dest, src, nbytes);
         while (top < n)
             top <<= 1;

@@ -50,7 +50,7 @@ static inline void copy_strided(char *d, ptrdiff_t dst, const char *s, ptrdiff_t
             memcpy(d, &x, 8);
             memcpy(d + b - 8, &y, 8);
         } else {
-            memcpy(d, s, b);
+            memmove(d, s, b); /* an in-place fcollect copies a block onto itself */
         }
         return;
     }

@@ -21,6 +21,7 @@ struct card {
     char data_name[NAME_LEN];
     uint64_t heap_size;
     uint64_t data_size;
+    uint64_t oversubscribed; /* this PE's node has more PEs than cores */
 };
 
 static struct {
@@ -234,10 +235,14 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
         pshm_error("out of memory for %d peers", b->size);
         goto out;
     }
+    mine.oversubscribed = (uint64_t)pshm_g.oversubscribed;
     if (b->allgather(&mine, all, sizeof mine)) {
         pshm_error("bootstrap exchange of segment names failed");
         goto out;
     }
+    pshm_g.oversubscribed_any = 0;
+    for (int i = 0; i < b->size; i++)
+        pshm_g.oversubscribed_any |= all[i].oversubscribed != 0;
     pshm_g.peer[b->rank].base[PSHM_SEG_HEAP] = seg.heap;
     if (mine.data_size)
         pshm_g.peer[b->rank].base[PSHM_SEG_DATA] = (char *)dr.lo;

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Two "hosts" on one machine: two network namespaces joined by a veth pair,
 # each with its own address and (by a UTS namespace) its own host name.
-# MPICH's hydra starts a 4-PE job over both, 2 PEs per host, entering each
+# MPICH's hydra starts 4-PE jobs over both, 2 PEs per host, entering each
 # host through netns_exec.sh as it would through ssh; PEs of one host reach
 # each other by load/store, PEs of the other only through the network
 # transport (ofi over tcp;ofi_rxm, ucx over tcp, mpi). The API, p2p and
-# collective suites run on each; then a crash and a global exit across hosts.
+# collective suites run on each; then auto collectives over the mpi
+# transport at 5 PEs (3 and 2), a crash and a global exit across hosts.
 #
 #   multihost.sh BUILD_DIR      (root; exits 77 when namespaces cannot be made)
 #
@@ -102,6 +103,17 @@ for cfg in ofi-tcp ucx-tcp mpi; do
     check "$cfg: collective suite (every family, light sizes), 4 PEs on 2 hosts" mh -n 4 env ${tenv[$cfg]} $coll_light \
         "$build/tests/coll/suite_coll"
 done
+
+# auto collectives over the mpi transport, 5 PEs: 3 on host a (more than
+# its cores on a 2-core machine), 2 on host b. auto takes every operation
+# to MPI when some node has more PEs than cores; every member must decide
+# alike whichever host it is on, or one waits in MPI's barrier while
+# another runs the native one.
+if [ -e "$build/transports/mpi/transport-mpi.so" ] && [ -e "$build/collectives/mpi/coll-mpi.so" ]; then
+    # shellcheck disable=SC2086
+    check "mpi: auto collectives, 5 PEs on 2 hosts (3 and 2)" mh -n 5 env ${tenv[mpi]} \
+        SHMEM_COLLECTIVES=auto $coll_light "$build/tests/coll/suite_coll" basic b2b
+fi
 
 # Ending a job that spans hosts. A global exit: hydra exits with its
 # status. A crash on host b: hydra names the PE and its status 11 in its

@@ -1079,9 +1079,12 @@ static int ofi_seg_register(int s, void *base, size_t size)
         mine.addr = (uint64_t)(uintptr_t)base;
     struct rseg *all = calloc((size_t)n, sizeof *all);
     int *oks = calloc((size_t)n, sizeof *oks), ok = rc == 0;
+    /* The peers are in the exchange already: a PE that skipped it would
+     * leave them waiting, so running out of memory here ends the job. */
+    if (!all || !oks)
+        g.svc->fatal("ofi transport: out of memory registering a memory space (%d peers)", n);
     /* every PE learns whether all registered, so that all agree */
-    if (!all || !oks || g.svc->allgather(&ok, oks, sizeof ok) ||
-        g.svc->allgather(&mine, all, sizeof mine)) {
+    if (g.svc->allgather(&ok, oks, sizeof ok) || g.svc->allgather(&mine, all, sizeof mine)) {
         g.svc->error("ofi transport: bootstrap exchange of a memory space's keys failed");
         rc = -1;
     }

@@ -176,7 +176,11 @@ static int shm_seg_register(int seg, void *base, size_t size)
 {
     (void)size;
     uintptr_t mine = (uintptr_t)base, *all = calloc((size_t)svc->n_pes, sizeof *all);
-    if (!all || svc->allgather(&mine, all, sizeof mine)) {
+    /* The peers are in the exchange: skipping it would leave them waiting. */
+    if (!all)
+        svc->fatal("shm transport: out of memory registering a memory space (%d peers)",
+                    svc->n_pes);
+    if (svc->allgather(&mine, all, sizeof mine)) {
         free(all);
         svc->error("shm transport: bootstrap exchange of a memory space's addresses failed");
         return -1;

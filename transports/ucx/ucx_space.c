@@ -66,7 +66,11 @@ int ucx_seg_register(int seg, void *base, size_t size)
     struct space_head mine = {(uint64_t)(uintptr_t)base, packed ? len : 0};
     struct space_head *heads = calloc((size_t)n, sizeof *heads);
     unsigned char *blob = NULL;
-    if (!heads || svc->allgather(&mine, heads, sizeof mine))
+    /* The peers are in the exchange already: a PE that skipped it would
+     * leave them waiting, so running out of memory here ends the job. */
+    if (!heads)
+        svc->fatal("ucx transport: out of memory registering a memory space (%d peers)", n);
+    if (svc->allgather(&mine, heads, sizeof mine))
         goto out;
     size_t stride = 0;
     for (int pe = 0; pe < n; pe++) {
@@ -79,7 +83,8 @@ int ucx_seg_register(int seg, void *base, size_t size)
     blob = calloc(1, stride);
     g.space_keys[seg] = calloc((size_t)n, stride);
     if (!blob || !g.space_keys[seg])
-        goto out;
+        svc->fatal("ucx transport: out of memory for a memory space's keys (%d x %zu bytes)", n,
+                   stride);
     memcpy(blob, packed, len);
     if (svc->allgather(blob, g.space_keys[seg], stride))
         goto out;

@@ -14,4 +14,27 @@
 #define CALLGRIND_DUMP_STATS_AT(name) ((void)(name))
 #endif
 
+/* One measured region: counts from zero between BEGIN and END, dumped
+ * under the region's name (what the icount scripts look for). */
+#define BENCH_REGION_BEGIN()                                                                       \
+    do {                                                                                           \
+        CALLGRIND_ZERO_STATS;                                                                      \
+        CALLGRIND_START_INSTRUMENTATION;                                                           \
+    } while (0)
+#define BENCH_REGION_END(name)                                                                     \
+    do {                                                                                           \
+        CALLGRIND_STOP_INSTRUMENTATION;                                                            \
+        CALLGRIND_DUMP_STATS_AT(name);                                                             \
+    } while (0)
+/* The "empty_loop" region: n turns of an empty loop, which the scripts
+ * subtract from the others; its counter has n's type, as the measured
+ * loops' counters do, so that the loop costs the same. */
+#define BENCH_EMPTY_LOOP(n)                                                                        \
+    do {                                                                                           \
+        BENCH_REGION_BEGIN();                                                                      \
+        for (__typeof__(n) bench_i_ = 0; bench_i_ < (n); bench_i_++)                              \
+            __asm__ __volatile__("" ::: "memory");                                                 \
+        BENCH_REGION_END("empty_loop");                                                            \
+    } while (0)
+
 #endif

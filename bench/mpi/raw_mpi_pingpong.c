@@ -52,19 +52,12 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (icount) {
         if (me == 0) {
-            CALLGRIND_ZERO_STATS;
-            CALLGRIND_START_INSTRUMENTATION;
+            BENCH_REGION_BEGIN();
         }
         pingpong(me, iters);
         if (me == 0) {
-            CALLGRIND_STOP_INSTRUMENTATION;
-            CALLGRIND_DUMP_STATS_AT("pingpong");
-            CALLGRIND_ZERO_STATS;
-            CALLGRIND_START_INSTRUMENTATION;
-            for (long i = 0; i < iters; i++)
-                __asm__ __volatile__("" ::: "memory");
-            CALLGRIND_STOP_INSTRUMENTATION;
-            CALLGRIND_DUMP_STATS_AT("empty_loop");
+            BENCH_REGION_END("pingpong");
+            BENCH_EMPTY_LOOP(iters);
         }
     } else {
         double t0 = MPI_Wtime();

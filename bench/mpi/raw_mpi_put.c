@@ -79,22 +79,13 @@ int main(int argc, char **argv)
         put_flush(iters / 10 + 100); /* warm up */
         word += fetch_add(100);
         if (icount) {
-            CALLGRIND_ZERO_STATS;
-            CALLGRIND_START_INSTRUMENTATION;
+            BENCH_REGION_BEGIN();
             put_flush(iters);
-            CALLGRIND_STOP_INSTRUMENTATION;
-            CALLGRIND_DUMP_STATS_AT("put8+flush");
-            CALLGRIND_ZERO_STATS;
-            CALLGRIND_START_INSTRUMENTATION;
+            BENCH_REGION_END("put8+flush");
+            BENCH_REGION_BEGIN();
             word += fetch_add(iters);
-            CALLGRIND_STOP_INSTRUMENTATION;
-            CALLGRIND_DUMP_STATS_AT("fetch_and_op+flush_local");
-            CALLGRIND_ZERO_STATS;
-            CALLGRIND_START_INSTRUMENTATION;
-            for (long i = 0; i < iters; i++)
-                __asm__ __volatile__("" ::: "memory");
-            CALLGRIND_STOP_INSTRUMENTATION;
-            CALLGRIND_DUMP_STATS_AT("empty_loop");
+            BENCH_REGION_END("fetch_and_op+flush_local");
+            BENCH_EMPTY_LOOP(iters);
         } else {
             double t0 = MPI_Wtime();
             put_flush(iters);

@@ -109,38 +109,25 @@ static void icount(char *buf, char *src, int n)
         shmem_long_atomic_add(&target_word, 1, 1);
         shmem_long_p((long *)buf, k, 1);
     }
-    CALLGRIND_ZERO_STATS;
-    CALLGRIND_START_INSTRUMENTATION;
+    BENCH_REGION_BEGIN();
     for (int k = 0; k < n; k++) {
         shmem_putmem(buf, src, 8, 1);
         shmem_quiet();
     }
-    CALLGRIND_STOP_INSTRUMENTATION;
-    CALLGRIND_DUMP_STATS_AT("putmem8+quiet");
-    CALLGRIND_ZERO_STATS;
-    CALLGRIND_START_INSTRUMENTATION;
+    BENCH_REGION_END("putmem8+quiet");
+    BENCH_REGION_BEGIN();
     for (int k = 0; k < n; k++)
         v += shmem_long_atomic_fetch_add(&target_word, 1, 1);
-    CALLGRIND_STOP_INSTRUMENTATION;
-    CALLGRIND_DUMP_STATS_AT("long_atomic_fetch_add");
-    CALLGRIND_ZERO_STATS;
-    CALLGRIND_START_INSTRUMENTATION;
+    BENCH_REGION_END("long_atomic_fetch_add");
+    BENCH_REGION_BEGIN();
     for (int k = 0; k < n; k++)
         shmem_long_atomic_add(&target_word, 1, 1);
-    CALLGRIND_STOP_INSTRUMENTATION;
-    CALLGRIND_DUMP_STATS_AT("long_atomic_add");
-    CALLGRIND_ZERO_STATS;
-    CALLGRIND_START_INSTRUMENTATION;
+    BENCH_REGION_END("long_atomic_add");
+    BENCH_REGION_BEGIN();
     for (int k = 0; k < n; k++)
         shmem_long_p((long *)buf, k, 1);
-    CALLGRIND_STOP_INSTRUMENTATION;
-    CALLGRIND_DUMP_STATS_AT("long_p");
-    CALLGRIND_ZERO_STATS;
-    CALLGRIND_START_INSTRUMENTATION;
-    for (int k = 0; k < n; k++)
-        __asm__ __volatile__("" ::: "memory");
-    CALLGRIND_STOP_INSTRUMENTATION;
-    CALLGRIND_DUMP_STATS_AT("empty_loop");
+    BENCH_REGION_END("long_p");
+    BENCH_EMPTY_LOOP(n);
     if (v == 42)
         printf("\n");
 }

@@ -139,9 +139,8 @@ static void scribble(long *p, size_t n)
  * right after it returns; source and dest are scribbled over at once. */
 typedef void (*team_op)(struct kase *k, shmem_team_t t, long it, int count, long *d);
 
-static void op_broadcast(struct kase *k, shmem_team_t t, long it, int count, long *d)
+static void broadcast_from(struct kase *k, shmem_team_t t, long it, int count, long *d, int root)
 {
-    int root = (int)((it * 5 + 1) % shmem_team_n_pes(t));
     for (int i = 0; i < count; i++)
         src[i] = val(it, root, i);
     shmem_long_broadcast(t, d, src, (size_t)count, root);
@@ -152,19 +151,17 @@ static void op_broadcast(struct kase *k, shmem_team_t t, long it, int count, lon
     scribble(d, (size_t)count);
 }
 
+/* The root changes every call. */
+static void op_broadcast(struct kase *k, shmem_team_t t, long it, int count, long *d)
+{
+    broadcast_from(k, t, it, count, d, (int)((it * 5 + 1) % shmem_team_n_pes(t)));
+}
+
 /* Runs of broadcasts from one root, so that it may run calls ahead (the
  * eager broadcast lets it go PSHM_EAGER_DEPTH - 1 ahead). */
 static void op_broadcast_runs(struct kase *k, shmem_team_t t, long it, int count, long *d)
 {
-    int root = (int)((it / 6) % shmem_team_n_pes(t));
-    for (int i = 0; i < count; i++)
-        src[i] = val(it, root, i);
-    shmem_long_broadcast(t, d, src, (size_t)count, root);
-    scribble(src, (size_t)count);
-    maybe_pause(it);
-    for (int i = 0; i < count; i++)
-        expect_eq(k, it, "dest", (size_t)i, d[i], val(it, root, i));
-    scribble(d, (size_t)count);
+    broadcast_from(k, t, it, count, d, (int)((it / 6) % shmem_team_n_pes(t)));
 }
 
 static void op_reduce(struct kase *k, shmem_team_t t, long it, int count, long *d)

@@ -96,20 +96,6 @@ static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size
     return 0;
 }
 
-/*
- * The eager broadcast never writes into another PE's dest: call e's data
- * goes into line e % PSHM_EAGER_DEPTH of the child's eager ring (from
- * distance 2^k, so each line has one writer whatever the root), and the
- * child copies it out during its own call e.  A parent therefore waits
- * only for that line to be free: the child has entered call
- * e - DEPTH + 1, so is done with call e - DEPTH.  Nothing to wait for
- * when the previous collective was not an open broadcast (every PE
- * entered it) or when the run of broadcasts from this root began after
- * that call (the run began after a closed collective or with a wait for
- * the child's notice); otherwise the child's notice of that call, which
- * every broadcast of the run sent.  In a loop the root thus runs up to
- * DEPTH - 1 calls ahead, and a call costs a line sent, not a round trip.
- */
 /* The entry notice of an eager broadcast.  A release store (it orders this
  * PE's reads of the lines it consumed before it) and a plain look for a
  * sleeping parent, instead of coll_notify's sequentially consistent store:
@@ -131,6 +117,20 @@ static inline void eager_notify(uint64_t *flag, uint64_t v, int wpe)
         pshm_wake(wpe, flag);
 }
 
+/*
+ * The eager broadcast never writes into another PE's dest: call e's data
+ * goes into line e % PSHM_EAGER_DEPTH of the child's eager ring (from
+ * distance 2^k, so each line has one writer whatever the root), and the
+ * child copies it out during its own call e.  A parent therefore waits
+ * only for that line to be free: the child has entered call
+ * e - DEPTH + 1, so is done with call e - DEPTH.  Nothing to wait for
+ * when the previous collective was not an open broadcast (every PE
+ * entered it) or when the run of broadcasts from this root began after
+ * that call (the run began after a closed collective or with a wait for
+ * the child's notice); otherwise the child's notice of that call, which
+ * every broadcast of the run sent.  In a loop the root thus runs up to
+ * DEPTH - 1 calls ahead, and a call costs a line sent, not a round trip.
+ */
 static int bcast_eager(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root)
 {
     int n = t->n_pes, me = t->my_pe;

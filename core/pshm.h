@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu_relax.h"
 #include "transport.h"
 
 #define PSHM_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -84,16 +85,6 @@ int pshm_space_seg_of(const void *addr, size_t *off) PSHM_HIDDEN;
 /* Which segment holds addr, as pshm_seg_of; ends the job naming routine
  * when addr is not symmetric (core/rma.c). */
 int pshm_seg_or_die(const char *routine, const void *addr, size_t *off) PSHM_HIDDEN;
-
-/* One pause of a polling loop: lets the sibling hyperthread run. */
-static inline void pshm_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 /* [seg]: an attached memory space's parts, by PE, mapped here (NULL for a
  * PE not mapped); NULL for built-in or unattached segments. */

@@ -320,15 +320,23 @@ static void wait_done(struct pshm_request *r)
     }
 }
 
-PSHM_API int pshmemx_request_wait(shmemx_request_h *req)
+/* Completes the request's operations, releases it and nulls the handle:
+ * what wait does, and free too (the operations may read or write the
+ * program's buffers until they complete). */
+static int finish(const char *routine, shmemx_request_h *req)
 {
-    struct pshm_request *r = handle("shmemx_request_wait", req);
+    struct pshm_request *r = handle(routine, req);
     if (!r)
         return 0;
     wait_done(r);
     req_release(r);
     *req = SHMEMX_REQUEST_NULL;
     return 0;
+}
+
+PSHM_API int pshmemx_request_wait(shmemx_request_h *req)
+{
+    return finish("shmemx_request_wait", req);
 }
 #pragma weak shmemx_request_wait = pshmemx_request_wait
 
@@ -367,17 +375,9 @@ PSHM_API int pshmemx_request_alloc(long hints, shmemx_request_h *req)
 }
 #pragma weak shmemx_request_alloc = pshmemx_request_alloc
 
-/* Freeing an active request first completes its operations: they may
- * read or write the program's buffers until then. */
 PSHM_API int pshmemx_request_free(shmemx_request_h *req)
 {
-    struct pshm_request *r = handle("shmemx_request_free", req);
-    if (!r)
-        return 0;
-    wait_done(r);
-    req_release(r);
-    *req = SHMEMX_REQUEST_NULL;
-    return 0;
+    return finish("shmemx_request_free", req);
 }
 #pragma weak shmemx_request_free = pshmemx_request_free
 

@@ -21,7 +21,9 @@ struct card {
     char data_name[NAME_LEN];
     uint64_t heap_size;
     uint64_t data_size;
-    uint64_t oversubscribed; /* this PE's node has more PEs than cores */
+    /* This PE's node has more PEs than cores: rides with the cards to
+     * spare the job an exchange of its own (pshm_g.oversubscribed_any). */
+    uint64_t oversubscribed;
 };
 
 static struct {

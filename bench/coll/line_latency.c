@@ -15,20 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
+
 static double now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static inline void relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
 }
 
 int main(int argc, char **argv)
@@ -46,19 +39,19 @@ int main(int argc, char **argv)
     if (child == 0) {
         for (long i = 1; i <= n; i++) {
             while (*ping < (uint64_t)i)
-                relax();
+                pshm_cpu_relax();
             *pong = (uint64_t)i;
         }
         for (long i = 1; i <= n; i++)
             while (ring[(i & 3) * 8] < (uint64_t)i)
-                relax();
+                pshm_cpu_relax();
         _exit(0);
     }
     double t0 = now();
     for (long i = 1; i <= n; i++) {
         *ping = (uint64_t)i;
         while (*pong < (uint64_t)i)
-            relax();
+            pshm_cpu_relax();
     }
     double rt = (now() - t0) / (double)n * 1e6;
     /* The reader is at most 4 behind only because it keeps up; nothing

@@ -197,6 +197,17 @@ simulate() {   # apt must install exactly our packages, and remove nothing
         bad "installing would change other packages: $(xargs <<<"$other")"; finish
     fi
 }
+install_pkgs() {   # install_pkgs LOG PACKAGE...: simulated, installed, their file lists kept
+    local log=$1 p debs=(); shift
+    for p; do debs+=("$(deb "$p")"); done
+    simulate "${debs[@]}"
+    installing=1   # from here the trap purges what is installed
+    if ! apt_y install "${debs[@]}" >"$work/$log" 2>&1; then
+        bad "apt-get install $*:"; tail -n 30 "$work/$log"; return 1
+    fi
+    ok "apt-get install $*"
+    for p; do dpkg -L "$p" >"$work/$p.list"; done
+}
 
 # ---- a job and its leftovers ---------------------------------------------------------
 tags=() pids=()
@@ -239,15 +250,7 @@ transports() {   # the transports shmem_info lists, "name:path" per line
 }
 
 # ---- core and -dev installed ------------------------------------------------------------
-core=("$(deb libplugshmem0)" "$(deb libplugshmem-dev)")
-simulate "${core[@]}"
-installing=1
-if apt_y install "${core[@]}" >"$work/install.log" 2>&1; then
-    ok "apt-get install libplugshmem0 libplugshmem-dev"
-else
-    bad "apt-get install:"; tail -n 30 "$work/install.log"; finish
-fi
-for p in libplugshmem0 libplugshmem-dev; do dpkg -L "$p" >"$work/$p.list"; done
+install_pkgs install.log libplugshmem0 libplugshmem-dev || finish
 if cmp -s /usr/bin/oshrun "$work/src/debian/libplugshmem0/usr/bin/oshrun" &&
     cmp -s /usr/bin/oshcc "$work/src/debian/libplugshmem-dev/usr/bin/oshcc" &&
     cmp -s /usr/bin/oshc++ "$work/src/debian/libplugshmem-dev/usr/bin/oshc++"; then
@@ -323,13 +326,7 @@ else
 fi
 
 # ---- the compare package -----------------------------------------------------------------------
-simulate "$(deb plugshmem-compare)"
-if apt_y install "$(deb plugshmem-compare)" >"$work/install-compare.log" 2>&1; then
-    ok "apt-get install plugshmem-compare"
-else
-    bad "apt-get install plugshmem-compare:"; tail -n 30 "$work/install-compare.log"
-fi
-dpkg -L plugshmem-compare >"$work/plugshmem-compare.list"
+install_pkgs install-compare.log plugshmem-compare
 # From a folder without the tree: it must find its modules and benchmark
 # in the installed paths.  Python may write byte code there (root may),
 # so it does: the purge must take that away too.
@@ -349,13 +346,7 @@ command -v man >/dev/null && man_ok shmem_compare 1 plugshmem-compare
     bad "no byte code beside the modules: the purge's cleanup of it goes untested"
 
 # ---- the ofi package -----------------------------------------------------------------------
-simulate "$(deb plugshmem-transport-ofi)"
-if apt_y install "$(deb plugshmem-transport-ofi)" >"$work/install-ofi.log" 2>&1; then
-    ok "apt-get install plugshmem-transport-ofi"
-else
-    bad "apt-get install plugshmem-transport-ofi:"; tail -n 30 "$work/install-ofi.log"
-fi
-dpkg -L plugshmem-transport-ofi >"$work/plugshmem-transport-ofi.list"
+install_pkgs install-ofi.log plugshmem-transport-ofi
 if transports | grep -qx "ofi:$L/plugshmem/transport-ofi.so"; then
     ok "shmem_info lists ofi"
 else

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "mpi_plugin.h"
+#include "../common/grow.h"
 
 #define CHUNK ((size_t)1 << 30)
 
@@ -38,14 +39,7 @@ static struct mreq *mreq_of(pshm_treq *req)
 
 static MPI_Request *new_request(struct mreq *m)
 {
-    if (m->n == m->cap) {
-        int n = m->cap ? 2 * m->cap : 4;
-        MPI_Request *r = realloc(m->r, (size_t)n * sizeof *r);
-        if (!r)
-            mg.svc->fatal("mpi transport: out of memory for a request");
-        m->r = r;
-        m->cap = n;
-    }
+    m->r = pshm_grow(m->r, m->n, &m->cap, sizeof *m->r, mg.svc, "mpi");
     return &m->r[m->n++];
 }
 
@@ -54,14 +48,7 @@ static void to_flush(struct mreq *m, int win, int pe)
     for (int i = 0; i < m->nf; i++)
         if (m->f[i].win == win && m->f[i].pe == pe)
             return;
-    if (m->nf == m->fcap) {
-        int n = m->fcap ? 2 * m->fcap : 4;
-        struct flushee *f = realloc(m->f, (size_t)n * sizeof *f);
-        if (!f)
-            mg.svc->fatal("mpi transport: out of memory for a request");
-        m->f = f;
-        m->fcap = n;
-    }
+    m->f = pshm_grow(m->f, m->nf, &m->fcap, sizeof *m->f, mg.svc, "mpi");
     m->f[m->nf].win = win;
     m->f[m->nf].pe = pe;
     m->nf++;

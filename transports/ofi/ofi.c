@@ -41,6 +41,7 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 
+#include "cpu_relax.h"
 #include "transport.h"
 #include "../common/progress_thread.h"
 
@@ -113,15 +114,6 @@ static pshm_transport_ops ops;
 
 /* ---- helpers -------------------------------------------------------- */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 static inline int trylock(unsigned *l) { return !__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE); }
 
 /* Out of line so that the callers' fast paths stay short. */
@@ -131,7 +123,7 @@ __attribute__((noinline)) static void lock_wait(unsigned *l)
     while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
             if (++spins < 100)
-                cpu_relax();
+                pshm_cpu_relax();
             else
                 sched_yield(); /* PEs may outnumber cores */
         }
@@ -220,7 +212,7 @@ static inline void drive(struct octx *c, unsigned *spins)
     if (++*spins > 200)
         sched_yield();
     else
-        cpu_relax();
+        pshm_cpu_relax();
 }
 
 /* Wait until everything c issued has completed.  One counter read per
@@ -240,7 +232,7 @@ static void wait_all(struct octx *c)
         if (++spins > 200)
             sched_yield();
         else
-            cpu_relax();
+            pshm_cpu_relax();
     }
 }
 
@@ -1054,9 +1046,12 @@ static int mr_open(int s, void *base, size_t size, uint64_t *key)
                        (uint64_t)s + 1, 0, &g.mr[s], NULL);
     if (rc) {
         g.mr[s] = NULL;
-        g.svc->error("ofi transport (provider %s): cannot register segment %d (%zu bytes at %p): "
-                     "%s",
-                     g.prov, s, size, base, fi_strerror(-rc));
+        g.svc->error("ofi transport (provider %s): cannot register %s (%zu bytes at %p): %s",
+                     g.prov,
+                     s == PSHM_SEG_HEAP   ? "the heap segment"
+                     : s == PSHM_SEG_DATA ? "the data segment"
+                                          : "a memory space",
+                     size, base, fi_strerror(-rc));
         return -1;
     }
     if ((g.info->domain_attr->mr_mode & FI_MR_ENDPOINT) &&
@@ -1123,23 +1118,8 @@ static int register_segments(struct card *mine)
         mine->base[s] = (mode & FI_MR_VIRT_ADDR) ? (uint64_t)(uintptr_t)base : 0;
         if (!base || !size)
             continue;
-        int rc = fi_mr_reg(g.domain, base, size, FI_REMOTE_READ | FI_REMOTE_WRITE, 0,
-                           (uint64_t)s + 1, 0, &g.mr[s], NULL);
-        if (rc) {
-            g.mr[s] = NULL;
-            g.svc->error("ofi transport (provider %s): cannot register the %s segment (%zu bytes "
-                         "at %p): %s",
-                         g.prov, s == PSHM_SEG_HEAP ? "heap" : "data", size, base, fi_strerror(-rc));
+        if (mr_open(s, base, size, &mine->key[s]))
             return -1;
-        }
-        if (mode & FI_MR_ENDPOINT) {
-            if ((rc = fi_mr_bind(g.mr[s], &dflt.ep->fid, 0)) || (rc = fi_mr_enable(g.mr[s]))) {
-                g.svc->error("ofi transport (provider %s): cannot enable a memory region: %s",
-                             g.prov, fi_strerror(-rc));
-                return -1;
-            }
-        }
-        mine->key[s] = fi_mr_key(g.mr[s]);
     }
     return 0;
 }

@@ -18,6 +18,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "cpu_relax.h"
 #include "transport.h"
 
 #define NLOCKS 4096
@@ -94,15 +95,6 @@ static long futex(unsigned *l, int op, unsigned val)
     return syscall(SYS_futex, l, op, val, NULL, NULL, 0);
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /* A lock word is 0 (free), 1 (held) or 2 (held, and someone may sleep on
  * it).  The holder may be preempted when PEs outnumber cores, so waiters
  * sleep on the word (a futex in the shared segment) instead of yielding
@@ -114,7 +106,7 @@ static void lock(unsigned *l)
         unsigned free_ = 0;
         if (__atomic_compare_exchange_n(l, &free_, 1u, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
             return;
-        cpu_relax();
+        pshm_cpu_relax();
     }
     while (__atomic_exchange_n(l, 2u, __ATOMIC_ACQUIRE) != 0)
         futex(l, FUTEX_WAIT, 2u);

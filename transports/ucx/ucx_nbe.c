@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ucx.h"
+#include "../common/grow.h"
 
 struct ureq {
     struct uctx *c;
@@ -64,21 +65,16 @@ static void note_pe(struct ureq *u, int pe)
     for (int i = 0; i < u->npe; i++)
         if (u->pe[i] == pe)
             return;
-    if (u->npe == u->cap) {
-        int n = u->cap ? 2 * u->cap : 4;
-        int *p = realloc(u->pe, (size_t)n * sizeof *p);
-        if (!p)
-            g.svc->fatal("ucx transport: out of memory for a request");
-        u->pe = p;
-        u->cap = n;
-    }
+    u->pe = pshm_grow(u->pe, u->npe, &u->cap, sizeof *u->pe, g.svc, "ucx");
     u->pe[u->npe++] = pe;
 }
 
 static inline uint64_t raddr(int pe, int r, size_t off) { return g.rbase[pe * NREGIONS + r] + off; }
 
-void ucx_put_nbe(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len,
-                 pshm_treq *req)
+/* A put joins the PEs its request flushes at completion; a get is
+ * complete when its reply is here. */
+static void rma_nbe(pshm_tctx t, int pe, int seg, size_t off, void *buf, size_t len,
+                    pshm_treq *req, int put)
 {
     struct uctx *c = CTX(t);
     ENTER(c);
@@ -86,26 +82,29 @@ void ucx_put_nbe(pshm_tctx t, int pe, int seg, size_t off, const void *src, size
     ucp_request_param_t p = {.op_attr_mask = 0};
     param_of(&p, u);
     ucp_ep_h e = ucx_ep(c, pe);
-    track(u, ucp_put_nbx(e, src, len, raddr(pe, seg, off), c->rkey[pe * NREGIONS + seg], &p),
-          "ucp_put_nbx", pe);
-    ucx_mark(c, pe);
-    note_pe(u, pe);
-    u->flushed = 0;
+    uint64_t ra = raddr(pe, seg, off);
+    ucp_rkey_h rk = c->rkey[pe * NREGIONS + seg];
+    if (put) {
+        track(u, ucp_put_nbx(e, buf, len, ra, rk, &p), "ucp_put_nbx", pe);
+        ucx_mark(c, pe);
+        note_pe(u, pe);
+        u->flushed = 0;
+    } else {
+        track(u, ucp_get_nbx(e, buf, len, ra, rk, &p), "ucp_get_nbx", pe);
+    }
     LEAVE(c);
+}
+
+void ucx_put_nbe(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len,
+                 pshm_treq *req)
+{
+    rma_nbe(t, pe, seg, off, (void *)src, len, req, 1);
 }
 
 void ucx_get_nbe(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len,
                  pshm_treq *req)
 {
-    struct uctx *c = CTX(t);
-    ENTER(c);
-    struct ureq *u = ureq_of(c, req);
-    ucp_request_param_t p = {.op_attr_mask = 0};
-    param_of(&p, u);
-    ucp_ep_h e = ucx_ep(c, pe);
-    track(u, ucp_get_nbx(e, dst, len, raddr(pe, seg, off), c->rkey[pe * NREGIONS + seg], &p),
-          "ucp_get_nbx", pe);
-    LEAVE(c);
+    rma_nbe(t, pe, seg, off, dst, len, req, 0);
 }
 
 /* Every nbe AMO fetches: its reply completes it.  Fetching AND/OR/XOR on

@@ -12,16 +12,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "cpu_relax.h"
 #include "ucx.h"
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
 
 void ucx_lock_wait(unsigned *l)
 {
@@ -29,7 +21,7 @@ void ucx_lock_wait(unsigned *l)
     while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
         while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
             if (++spins < 100)
-                cpu_relax();
+                pshm_cpu_relax();
             else
                 sched_yield(); /* PEs may outnumber cores */
         }
@@ -72,7 +64,7 @@ void ucx_wait(struct uctx *c, void *req, const char *what, int pe)
         if (++spins > 200)
             sched_yield();
         else
-            cpu_relax();
+            pshm_cpu_relax();
     }
     ucp_request_free(req);
     if (UNLIKELY(st != UCS_OK))
@@ -188,7 +180,7 @@ static void serve_burst(void)
         else if (t - idle_since > (double)g.pt.interval_us / 4)
             return;
         else
-            cpu_relax();
+            pshm_cpu_relax();
     }
 }
 

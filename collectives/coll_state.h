@@ -29,14 +29,18 @@
 #define PSHM_TREE_RADIX_MAX 8
 #define PSHM_COLL_SLOT_SIZE (PSHM_INTERNAL_SIZE / PSHM_TEAM_SLOTS)
 #define PSHM_MBOX_HALF 1024 /* 16 PEs: a cache line per sender */
-/* Eager broadcast (native_bcast.c): a cache line per call, its flag word
- * and up to 56 bytes of data, PSHM_EAGER_DEPTH calls deep, from the PE
- * 2^k below for k < PSHM_EAGER_ROUNDS (teams of up to 256 PEs). */
+/* Eager broadcast (native_bcast.c): two cache lines per call, a flag word
+ * and up to 120 bytes of data (up to 56 of them in the flag's line),
+ * PSHM_EAGER_DEPTH calls deep, from the PE 2^k below for
+ * k < PSHM_EAGER_ROUNDS (teams of up to 256 PEs).  Depth 8 rather than 4
+ * halves the 8-byte broadcast's time at 2 PEs: the root reads the child's
+ * entry notice (a line transfer) once every few calls instead of nearly
+ * every call; 16 gains nothing more (docs/benchmarks.md). */
 #define PSHM_EAGER_ROUNDS 8
-#define PSHM_EAGER_DEPTH 4
-#define PSHM_EAGER_MAX 56
+#define PSHM_EAGER_DEPTH 8
+#define PSHM_EAGER_MAX 120
 
-struct pshm_eager_line {
+struct pshm_eager_slot {
     uint64_t flag;
     unsigned char data[PSHM_EAGER_MAX];
 };
@@ -62,7 +66,7 @@ struct pshm_coll_flags {
      * could look like a later flag. */
     _Alignas(64) unsigned char mbox[2][PSHM_MBOX_HALF];
     /* Eager broadcast: [k][instance % depth], written only by me - 2^k. */
-    _Alignas(64) struct pshm_eager_line eager[PSHM_EAGER_ROUNDS][PSHM_EAGER_DEPTH];
+    _Alignas(64) struct pshm_eager_slot eager[PSHM_EAGER_ROUNDS][PSHM_EAGER_DEPTH];
 };
 
 /* This PE's own bookkeeping of the team's native collectives: never read
@@ -144,6 +148,39 @@ static inline void coll_get(void *dst, const void *src, size_t n, int wpe)
     pshm_rma(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 0, 0);
 }
 
+/*
+ * The store of a flag into a mapped peer's memory, then the look for a
+ * sleeping receiver.  With a core per PE, a release store and a plain
+ * look: a sequentially consistent store drains the store buffer, so this
+ * PE could not look at its next flag (the barrier's other half, the next
+ * eager broadcast's slot) before its own store had crossed to the other
+ * core (with the unpaused first polls of core/sync.c, a 2-PE barrier
+ * 0.19 -> 0.15 us; alone, the 8-byte eager broadcast 0.086 -> 0.074 us).  A receiver that
+ * starts to sleep just before the store becomes visible is not woken
+ * then, and wakes from its first nap (100 us); it sleeps only after
+ * 100 us of yielding, rare when the PE it waits for has a core.  When PEs
+ * outnumber cores, sleeping is common and the store sequentially
+ * consistent.  On x86 an sfence first: memcpy's non-temporal stores (large
+ * copies) are not ordered by a plain store, and it does not stall later
+ * loads the way a fence or locked store does.
+ */
+static inline void coll_store(uint64_t *p, uint64_t v, int wpe, const uint64_t *flag)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    if (PSHM_LIKELY(!pshm_g.oversubscribed)) {
+#if defined(__x86_64__)
+        __builtin_ia32_sfence();
+#endif
+        __atomic_store_n(p, v, __ATOMIC_RELEASE);
+        if (PSHM_UNLIKELY(__atomic_load_n(&pshm_g.sleep_at[wpe]->state, __ATOMIC_RELAXED)))
+            pshm_wake(wpe, flag);
+        return;
+    }
+#endif
+    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
+    pshm_wake_check(wpe, flag);
+}
+
 /* Stores v into world PE wpe's copy of the flag, after everything this PE
  * sent before. */
 static inline void coll_signal(uint64_t *flag, uint64_t v, int wpe)
@@ -154,10 +191,7 @@ static inline void coll_signal(uint64_t *flag, uint64_t v, int wpe)
             pshm_quiet(&pshm_ctx_default);
             pshm_coll_pending = 0;
         }
-        /* Sequentially consistent, so that the look at the receiver's
-         * sleepers comes after the store (see pshm_wake_check). */
-        __atomic_store_n((uint64_t *)p, v, __ATOMIC_SEQ_CST);
-        pshm_wake_check(wpe, flag);
+        coll_store((uint64_t *)p, v, wpe, flag);
         return;
     }
     pshm_flag_put(flag, v, wpe, 1);
@@ -171,8 +205,7 @@ static inline void coll_notify(uint64_t *flag, uint64_t v, int wpe)
 {
     char *p = wpe == pshm_g.my_pe ? (char *)flag : pshm_mapped(flag, wpe);
     if (p) {
-        __atomic_store_n((uint64_t *)p, v, __ATOMIC_SEQ_CST);
-        pshm_wake_check(wpe, flag);
+        coll_store((uint64_t *)p, v, wpe, flag);
         return;
     }
     pshm_flag_put(flag, v, wpe, 0);
@@ -251,6 +284,10 @@ static inline void coll_scratch(struct pshm_team *t, int user)
 }
 
 static inline int coll_wpe(const struct pshm_team *t, int pe) { return pshm_team_world_pe(t, pe); }
+
+/* x mod n for x in [-n, 2n): a rank offset by at most n either way.  A
+ * division costs more than the rest of a small call's bookkeeping. */
+static inline int coll_mod(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }
 
 static inline int coll_log2_floor(int n)
 {

@@ -11,7 +11,7 @@ int pshm_native_barrier_dissemination(struct pshm_team *t)
     uint64_t v = PSHM_FLAG(++t->sym->l.seq, 0);
     uint64_t *f = t->sym->f.diss;
     for (int k = 0, d = 1; d < n; k++, d <<= 1) {
-        coll_signal(&f[k], v, coll_wpe(t, (me + d) % n));
+        coll_signal(&f[k], v, coll_wpe(t, coll_mod(me + d, n)));
         coll_wait(&f[k], v);
     }
     return 0;

@@ -3,10 +3,10 @@
  *                     data goes straight into every PE's dest
  *   scatter_allgather binomial scatter of n blocks, then a ring allgather:
  *                     every link carries about 2 * nbytes, not log2 n times
- *   eager             the binomial tree for up to 56 bytes, each call's data
- *                     and flag in one cache line of the receiver's eager
- *                     ring, which it copies into its dest itself: the root
- *                     may run several calls ahead */
+ *   eager             the binomial tree for up to 120 bytes, each call's
+ *                     data and flag in one slot (two cache lines) of the
+ *                     receiver's eager ring, which it copies into its dest
+ *                     itself: the root may run several calls ahead */
 #include "coll.h"
 #include "coll_algos.h"
 #include "coll_state.h"
@@ -75,19 +75,19 @@ static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size
     int n = t->n_pes, me = t->my_pe;
     uint64_t e = ++t->sym->l.seq, v = PSHM_FLAG(e, 0), prev_v;
     struct pshm_coll_flags *f = &t->sym->f;
-    int vr = (me - root + n) % n;
+    int vr = coll_mod(me - root, n);
     int how = bcast_open(t, root, e, &prev_v);
     uint64_t need = how == PREV_CLOSED ? 0 : how == PREV_SAME_ROOT ? prev_v : v;
     if (vr) {
         int k = lowbit_log(vr);
-        coll_notify(&f->bino_rdy[k], v, coll_wpe(t, (me - (1 << k) + n) % n));
+        coll_notify(&f->bino_rdy[k], v, coll_wpe(t, coll_mod(me - (1 << k), n)));
     }
     const void *from;
     int top = bino_enter(f->bino, v, vr, n, dest, src, nbytes, &from);
     for (int m = top >> 1; m >= 1; m >>= 1) {
         if (vr + m >= n)
             continue;
-        int k = lowbit_log(m), w = coll_wpe(t, (vr + m + root) % n);
+        int k = lowbit_log(m), w = coll_wpe(t, coll_mod(vr + m + root, n));
         if (need)
             coll_wait(&f->bino_rdy[k], need);
         coll_put(dest, from, nbytes, w);
@@ -96,60 +96,39 @@ static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size
     return 0;
 }
 
-/* The entry notice of an eager broadcast.  A release store (it orders this
- * PE's reads of the lines it consumed before it) and a plain look for a
- * sleeping parent, instead of coll_notify's sequentially consistent store:
- * that one drains the store buffer on every call, so the look at the next
- * call's line could not overlap the previous one's (8 B at 2 PEs: 0.13 ->
- * 0.09 us).  A parent that starts to sleep just before the store becomes
- * visible is not woken and wakes from its first nap (100 us); it sleeps
- * only after 100 us of yielding, rare with no more PEs than cores, where
- * alone this is used. */
-static inline void eager_notify(uint64_t *flag, uint64_t v, int wpe)
-{
-    uint64_t *p = pshm_g.oversubscribed ? NULL : (uint64_t *)pshm_mapped(flag, wpe);
-    if (!p) {
-        coll_notify(flag, v, wpe);
-        return;
-    }
-    __atomic_store_n(p, v, __ATOMIC_RELEASE);
-    if (PSHM_UNLIKELY(__atomic_load_n(&pshm_g.sleep_at[wpe]->state, __ATOMIC_RELAXED)))
-        pshm_wake(wpe, flag);
-}
-
 /*
  * The eager broadcast never writes into another PE's dest: call e's data
- * goes into line e % PSHM_EAGER_DEPTH of the child's eager ring (from
- * distance 2^k, so each line has one writer whatever the root), and the
+ * goes into slot e % PSHM_EAGER_DEPTH of the child's eager ring (from
+ * distance 2^k, so each slot has one writer whatever the root), and the
  * child copies it out during its own call e.  A parent therefore waits
- * only for that line to be free: the child has entered call
+ * only for that slot to be free: the child has entered call
  * e - DEPTH + 1, so is done with call e - DEPTH.  Nothing to wait for
  * when the previous collective was not an open broadcast (every PE
  * entered it) or when the run of broadcasts from this root began after
  * that call (the run began after a closed collective or with a wait for
  * the child's notice); otherwise the child's notice of that call, which
  * every broadcast of the run sent.  In a loop the root thus runs up to
- * DEPTH - 1 calls ahead, and a call costs a line sent, not a round trip.
+ * DEPTH - 1 calls ahead, and a call costs a slot sent, not a round trip.
  */
 static int bcast_eager(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root)
 {
     int n = t->n_pes, me = t->my_pe;
     uint64_t e = ++t->sym->l.seq, v = PSHM_FLAG(e, 0), prev_v;
     struct pshm_coll_flags *f = &t->sym->f;
-    int vr = (me - root + n) % n;
+    int vr = coll_mod(me - root, n);
     int how = bcast_open(t, root, e, &prev_v);
     uint64_t need = 0;
     if (how == PREV_OTHER_ROOT)
         need = v;
     else if (how == PREV_SAME_ROOT && e + 1 >= t->sym->l.bcast_run + PSHM_EAGER_DEPTH)
         need = PSHM_FLAG(e + 1 - PSHM_EAGER_DEPTH, 0);
-    unsigned line = (unsigned)(e % PSHM_EAGER_DEPTH);
+    unsigned slot = (unsigned)(e % PSHM_EAGER_DEPTH);
     const void *from = src;
     int top = 1;
     if (vr) {
         int k = lowbit_log(vr);
-        eager_notify(&f->bino_rdy[k], v, coll_wpe(t, (me - (1 << k) + n) % n));
-        struct pshm_eager_line *in = &f->eager[k][line];
+        coll_notify(&f->bino_rdy[k], v, coll_wpe(t, coll_mod(me - (1 << k), n)));
+        struct pshm_eager_slot *in = &f->eager[k][slot];
         coll_wait(&in->flag, v);
         if (nbytes) /* dest may be NULL then */
             memcpy(dest, in->data, nbytes);
@@ -164,14 +143,14 @@ static int bcast_eager(struct pshm_team *t, void *dest, const void *src, size_t 
     for (int m = top >> 1; m >= 1; m >>= 1) {
         if (vr + m >= n)
             continue;
-        int k = lowbit_log(m), w = coll_wpe(t, (vr + m + root) % n);
+        int k = lowbit_log(m), w = coll_wpe(t, coll_mod(vr + m + root, n));
         uint64_t *seen = &t->sym->l.rdy_seen[k];
         if (need > *seen) {
             coll_wait(&f->bino_rdy[k], need);
             *seen = __atomic_load_n(&f->bino_rdy[k], __ATOMIC_ACQUIRE);
         }
-        coll_put(f->eager[k][line].data, from, nbytes, w);
-        coll_signal(&f->eager[k][line].flag, v, w);
+        coll_put(f->eager[k][slot].data, from, nbytes, w);
+        coll_signal(&f->eager[k][slot].flag, v, w);
     }
     return 0;
 }

@@ -238,13 +238,27 @@ int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t 
     }
     size_t bytes = count * r->esize;
     /* PEs outnumber cores: one barrier in which each PE waits once beats
-     * log2(n) rounds that each need a partner scheduled. */
+     * log2(n) rounds that each need a partner scheduled, while the last PE
+     * folds no more than 4 KiB (4 PEs on 2 cores, µs: 1 KiB gather 3.8,
+     * reduce_scatter_allgather 4.0; 2 KiB 5.4 and 4.0). */
     if (t->all_mapped && pshm_g.oversubscribed && t->n_pes > 2 &&
-        bytes * (size_t)t->n_pes <= gather_half())
+        bytes * (size_t)t->n_pes <= 4096 && bytes * (size_t)t->n_pes <= gather_half())
         return reduce_gather(t, dest, src, count, r);
-    /* Past one chunk, reading the sources in place halves what each PE
-     * copies and folds even at 2 PEs, for two meetings in all. */
-    if (bytes <= rd_buf_bytes(coll_log2_floor(t->n_pes)) || (t->n_pes <= 2 && !t->all_mapped))
+    /* On one node past 512 bytes, reading the sources in place halves what
+     * each PE copies and folds even at 2 PEs, for two meetings in all (2 PEs
+     * on 2 cores, µs: 512 B both 0.36; 1 KiB recursive doubling 0.56,
+     * reduce_scatter_allgather 0.35; 4 KiB 1.38 and 0.43).  With more PEs
+     * recursive doubling copies the vector log2 n times, the other way
+     * once, but its two barriers take 2 log2 n rounds instead of log2 n:
+     * 1 KiB there, near where the one-chunk rule put it with the former
+     * 16 KiB team slots (1.9 KiB at 4 PEs, 1.1 at 16; not measured, no
+     * such machine here).  Across nodes, recursive doubling while the
+     * vector fits one chunk of scratch. */
+    size_t rd_max = rd_buf_bytes(coll_log2_floor(t->n_pes));
+    size_t rd_mapped_max = t->n_pes <= 2 ? 512 : 1024;
+    if (t->all_mapped && rd_max > rd_mapped_max)
+        rd_max = rd_mapped_max;
+    if (bytes <= rd_max || (t->n_pes <= 2 && !t->all_mapped))
         return reduce_rd(t, dest, src, count, r);
     if (t->all_mapped || bytes >= ((size_t)t->n_pes << 16))
         return reduce_rsag(t, dest, src, count, r);

@@ -274,6 +274,9 @@ static int init(int requested, int *provided, int fatal)
          * more PEs than cores it may need our core: sleep soon. */
         pshm_cfg.wait_spins = pshm_g.oversubscribed ? 64 : 1u << 14;
     }
+    /* Polls without a pause, a few microseconds of them, only when the PE
+     * waited for has a core of its own: otherwise it may need ours. */
+    pshm_g.wait_hot = pshm_g.oversubscribed ? 0 : 1024;
     build_services();
     svc.thread_level = thread_level(requested, PSHM_CAP_THREAD_SAFE); /* what was asked */
     if (select_transport(fatal)) {

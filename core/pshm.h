@@ -60,6 +60,7 @@ struct pshm_global {
     int tp_quiet; /* the transport has a quiet to call */
     int oversubscribed; /* more PEs on this node than cores */
     int oversubscribed_any; /* on some node of the job: the same on every PE */
+    unsigned wait_hot;      /* polls of a wait without a pause (core/sync.c) */
     int tp_progress;
     struct pshm_sleep **sleep_at; /* by world PE: its sleep word, if mapped here */
     int nspaces; /* memory spaces attached (core/space.c) */

@@ -15,7 +15,7 @@
 #include "bootstrap.h"
 #include "pshm.h"
 
-#define PSHM_INTERNAL_SIZE ((size_t)1 << 20) /* the collectives' part */
+#define PSHM_INTERNAL_SIZE ((size_t)2 << 20) /* the collectives' part: 64 team slots of 32 KiB */
 #define PSHM_HEAP_ALIGN ((size_t)1 << 30)
 
 /* Symmetric state of the library, at the end of every PE's heap. */

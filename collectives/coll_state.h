@@ -46,14 +46,16 @@ struct pshm_eager_slot {
 };
 
 /* A round of a small recursive doubling (native_reduce.c): the vector
- * travels with its flag, in its line (up to 56 bytes) and the next, so
- * that the receiver does not fetch a scratch line once it has the flag. */
+ * travels with its flag, in its line (up to 48 bytes) and the next, so
+ * that the receiver does not fetch a scratch line once it has the flag.
+ * The data is folded in place, so it starts 16-byte aligned (long double
+ * and its complex type). */
 #define PSHM_RDL_ROUNDS 8
-#define PSHM_RDL_MAX 120
+#define PSHM_RDL_MAX 112
 
 struct pshm_rd_line {
     uint64_t flag;
-    unsigned char data[PSHM_RDL_MAX];
+    _Alignas(16) unsigned char data[PSHM_RDL_MAX];
 };
 
 struct pshm_coll_flags {
@@ -78,7 +80,7 @@ struct pshm_coll_flags {
     _Alignas(64) unsigned char mbox[2][PSHM_MBOX_HALF];
     /* Eager broadcast: [k][instance % depth], written only by me - 2^k. */
     _Alignas(64) struct pshm_eager_slot eager[PSHM_EAGER_ROUNDS][PSHM_EAGER_DEPTH];
-    /* Recursive doubling of up to 120 bytes: [parity][k], written only by
+    /* Recursive doubling of up to 112 bytes: [parity][k], written only by
      * me ^ 2^k. */
     _Alignas(64) struct pshm_rd_line rdl[2][PSHM_RDL_ROUNDS];
 };

@@ -343,10 +343,10 @@ static void team_suite(shmem_team_t t, const char *form)
     /* Reductions and scans whose size changes every call, so that auto
      * passes the peers' scratch from one algorithm to another (gather,
      * recursive doubling, Hillis-Steele) while a slow PE may still read
-     * what the previous one left there; 15 and 16 elements are the
+     * what the previous one left there; 14 and 15 elements are the
      * largest recursive doubling with the data in its flag's lines and the
      * smallest through scratch. */
-    static const int sizes[] = {1, 200, 64, 8200, 0, 150, 3, 15, 16};
+    static const int sizes[] = {1, 200, 64, 8200, 0, 150, 3, 14, 15};
     begin(&k, "reduce/scan sizes", form, 0);
     for (long it = 0; it < iters(64) * 2; it++) {
         int cnt = sizes[it % 9];

@@ -29,34 +29,28 @@
 #define PSHM_TREE_RADIX_MAX 8
 #define PSHM_COLL_SLOT_SIZE (PSHM_INTERNAL_SIZE / PSHM_TEAM_SLOTS)
 #define PSHM_MBOX_HALF 1024 /* 16 PEs: a cache line per sender */
-/* Eager broadcast (native_bcast.c): two cache lines per call, a flag word
- * and up to 120 bytes of data (up to 56 of them in the flag's line),
- * PSHM_EAGER_DEPTH calls deep, from the PE 2^k below for
- * k < PSHM_EAGER_ROUNDS (teams of up to 256 PEs).  Depth 8 rather than 4
- * halves the 8-byte broadcast's time at 2 PEs: the root reads the child's
- * entry notice (a line transfer) once every few calls instead of nearly
- * every call; 16 gains nothing more (docs/benchmarks.md). */
-#define PSHM_EAGER_ROUNDS 8
+/* A flag and up to 112 bytes of data in two cache lines (up to 48 bytes
+ * in the flag's own line), so that a receiver that sees the flag needs no
+ * other line for the data: the eager broadcast's slots and the rounds of
+ * a small recursive doubling.  The data starts 16-byte aligned, since a
+ * reduction folds it in place (long double and its complex type). */
+#define PSHM_INLINE_MAX 112
+
+struct pshm_inline {
+    uint64_t flag;
+    _Alignas(16) unsigned char data[PSHM_INLINE_MAX];
+};
+
+/* Eager broadcast (native_bcast.c): a slot per call, PSHM_EAGER_DEPTH
+ * calls deep, from the PE 2^k below for k < PSHM_INLINE_ROUNDS (teams of
+ * up to 256 PEs).  Depth 8 rather than 4 halves the 8-byte broadcast's
+ * time at 2 PEs: the root reads the child's entry notice (a line
+ * transfer) once every few calls instead of nearly every call; 16 gains
+ * nothing more (docs/benchmarks.md).  Small recursive doublings
+ * (native_reduce.c) use a slot per parity and round, for up to 256 PEs
+ * too. */
+#define PSHM_INLINE_ROUNDS 8
 #define PSHM_EAGER_DEPTH 8
-#define PSHM_EAGER_MAX 120
-
-struct pshm_eager_slot {
-    uint64_t flag;
-    unsigned char data[PSHM_EAGER_MAX];
-};
-
-/* A round of a small recursive doubling (native_reduce.c): the vector
- * travels with its flag, in its line (up to 48 bytes) and the next, so
- * that the receiver does not fetch a scratch line once it has the flag.
- * The data is folded in place, so it starts 16-byte aligned (long double
- * and its complex type). */
-#define PSHM_RDL_ROUNDS 8
-#define PSHM_RDL_MAX 112
-
-struct pshm_rd_line {
-    uint64_t flag;
-    _Alignas(16) unsigned char data[PSHM_RDL_MAX];
-};
 
 struct pshm_coll_flags {
     _Alignas(64) uint64_t diss[PSHM_COLL_ROUNDS]; /* from me - 2^k: dissemination barrier */
@@ -79,10 +73,10 @@ struct pshm_coll_flags {
      * could look like a later flag. */
     _Alignas(64) unsigned char mbox[2][PSHM_MBOX_HALF];
     /* Eager broadcast: [k][instance % depth], written only by me - 2^k. */
-    _Alignas(64) struct pshm_eager_slot eager[PSHM_EAGER_ROUNDS][PSHM_EAGER_DEPTH];
-    /* Recursive doubling of up to 112 bytes: [parity][k], written only by
-     * me ^ 2^k. */
-    _Alignas(64) struct pshm_rd_line rdl[2][PSHM_RDL_ROUNDS];
+    _Alignas(64) struct pshm_inline eager[PSHM_INLINE_ROUNDS][PSHM_EAGER_DEPTH];
+    /* Recursive doubling of up to PSHM_INLINE_MAX bytes: [parity][k],
+     * written only by me ^ 2^k. */
+    _Alignas(64) struct pshm_inline rdl[2][PSHM_INLINE_ROUNDS];
 };
 
 /* This PE's own bookkeeping of the team's native collectives: never read
@@ -105,7 +99,7 @@ struct pshm_native_local {
     /* The latest entry notice read from the child 2^k above (bino_rdy[k],
      * whose sender is that PE whatever the root): read again only when a
      * later one is needed, so the line stays with the child. */
-    uint64_t rdy_seen[PSHM_EAGER_ROUNDS];
+    uint64_t rdy_seen[PSHM_INLINE_ROUNDS];
 };
 
 struct pshm_coll_head {
@@ -166,15 +160,16 @@ static inline void coll_get(void *dst, const void *src, size_t n, int wpe)
 
 /*
  * The store of a flag into a mapped peer's memory, then the look for a
- * sleeping receiver.  With a core per PE, a release store and a plain
- * look: a sequentially consistent store drains the store buffer, so this
- * PE could not look at its next flag (the barrier's other half, the next
+ * sleeping receiver.  With a core per PE, a release store: a
+ * sequentially consistent store drains the store buffer, so this PE
+ * could not look at its next flag (the barrier's other half, the next
  * eager broadcast's slot) before its own store had crossed to the other
  * core (with the unpaused first polls of core/sync.c, a 2-PE barrier
- * 0.19 -> 0.15 us; alone, the 8-byte eager broadcast 0.086 -> 0.074 us).  A receiver that
- * starts to sleep just before the store becomes visible is not woken
- * then, and wakes from its first nap (100 us); it sleeps only after
- * 100 us of yielding, rare when the PE it waits for has a core.  When PEs
+ * 0.19 -> 0.15 us; alone, the 8-byte eager broadcast 0.086 -> 0.074 us).
+ * The look for sleepers may then come before the store is seen: a
+ * receiver that starts to sleep just then is not woken, and wakes from
+ * its first nap (100 us); it sleeps only after 100 us of yielding, rare
+ * when the PE it waits for has a core.  When PEs
  * outnumber cores, sleeping is common and the store sequentially
  * consistent.  On x86 an sfence first: memcpy's non-temporal stores (large
  * copies) are not ordered by a plain store, and it does not stall later
@@ -182,18 +177,14 @@ static inline void coll_get(void *dst, const void *src, size_t n, int wpe)
  */
 static inline void coll_store(uint64_t *p, uint64_t v, int wpe, const uint64_t *flag)
 {
-#if defined(__x86_64__) || defined(__aarch64__)
     if (PSHM_LIKELY(!pshm_g.oversubscribed)) {
 #if defined(__x86_64__)
         __builtin_ia32_sfence();
 #endif
         __atomic_store_n(p, v, __ATOMIC_RELEASE);
-        if (PSHM_UNLIKELY(__atomic_load_n(&pshm_g.sleep_at[wpe]->state, __ATOMIC_RELAXED)))
-            pshm_wake(wpe, flag);
-        return;
+    } else {
+        __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
     }
-#endif
-    __atomic_store_n(p, v, __ATOMIC_SEQ_CST);
     pshm_wake_check(wpe, flag);
 }
 

@@ -3,7 +3,7 @@
  *                     data goes straight into every PE's dest
  *   scatter_allgather binomial scatter of n blocks, then a ring allgather:
  *                     every link carries about 2 * nbytes, not log2 n times
- *   eager             the binomial tree for up to 120 bytes, each call's
+ *   eager             the binomial tree for up to 112 bytes, each call's
  *                     data and flag in one slot (two cache lines) of the
  *                     receiver's eager ring, which it copies into its dest
  *                     itself: the root may run several calls ahead */
@@ -128,7 +128,7 @@ static int bcast_eager(struct pshm_team *t, void *dest, const void *src, size_t 
     if (vr) {
         int k = lowbit_log(vr);
         coll_notify(&f->bino_rdy[k], v, coll_wpe(t, coll_mod(me - (1 << k), n)));
-        struct pshm_eager_slot *in = &f->eager[k][slot];
+        struct pshm_inline *in = &f->eager[k][slot];
         coll_wait(&in->flag, v);
         if (nbytes) /* dest may be NULL then */
             memcpy(dest, in->data, nbytes);
@@ -157,7 +157,7 @@ static int bcast_eager(struct pshm_team *t, void *dest, const void *src, size_t 
 
 static int eager_fits(const struct pshm_team *t, size_t nbytes)
 {
-    return nbytes <= PSHM_EAGER_MAX && t->n_pes <= 1 << PSHM_EAGER_ROUNDS;
+    return nbytes <= PSHM_INLINE_MAX && t->n_pes <= 1 << PSHM_INLINE_ROUNDS;
 }
 
 /* Bytes of block b of nblk blocks of bs bytes over nbytes: [lo, hi). */

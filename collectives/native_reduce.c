@@ -54,15 +54,11 @@ static void rd_chunk(struct pshm_team *t, unsigned char *acc, size_t m, const st
      * next one past 48 bytes): the receiver sees the flag and has the
      * data, instead of fetching a scratch line after it (2 PEs: 8 B 0.19
      * -> 0.17 us, 64 B 0.21 -> 0.19). */
-    int inline_data = bytes <= PSHM_RDL_MAX && rounds <= PSHM_RDL_ROUNDS;
+    int inline_data = bytes <= PSHM_INLINE_MAX && rounds <= PSHM_INLINE_ROUNDS;
     for (int k = 0; k < rounds; k++) {
         int w = coll_wpe(t, me ^ (1 << k));
-        uint64_t *flag = &f->rd[k];
-        unsigned char *b = rd_buf(t, bb, rounds, par, k);
-        if (inline_data) {
-            flag = &f->rdl[par][k].flag;
-            b = f->rdl[par][k].data;
-        }
+        uint64_t *flag = inline_data ? &f->rdl[par][k].flag : &f->rd[k];
+        unsigned char *b = inline_data ? f->rdl[par][k].data : rd_buf(t, bb, rounds, par, k);
         coll_put(b, acc, bytes, w);
         coll_signal(flag, v, w);
         coll_wait(flag, v);
@@ -219,6 +215,7 @@ static int reduce_rsag(struct pshm_team *t, void *dest, const void *src, size_t 
  * cores.  Two scratch halves alternate; a PE can only reuse a half after
  * the next call's barrier, which every reader of this call has passed. */
 static size_t gather_half(void) { return PSHM_COLL_SCRATCH_SIZE / 2; }
+_Static_assert(PSHM_COLL_SCRATCH_SIZE / 2 >= 4096, "the gather reduction takes up to 4 KiB");
 
 static int reduce_gather(struct pshm_team *t, void *dest, const void *src, size_t count,
                          const struct pshm_red *r)
@@ -251,8 +248,7 @@ int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t 
      * log2(n) rounds that each need a partner scheduled, while the last PE
      * folds no more than 4 KiB (4 PEs on 2 cores, µs: 1 KiB gather 3.8,
      * reduce_scatter_allgather 4.0; 2 KiB 5.4 and 4.0). */
-    if (t->all_mapped && pshm_g.oversubscribed && t->n_pes > 2 &&
-        bytes * (size_t)t->n_pes <= 4096 && bytes * (size_t)t->n_pes <= gather_half())
+    if (t->all_mapped && pshm_g.oversubscribed && t->n_pes > 2 && bytes * (size_t)t->n_pes <= 4096)
         return reduce_gather(t, dest, src, count, r);
     /* On one node past 512 bytes, reading the sources in place halves what
      * each PE copies and folds even at 2 PEs, for two meetings in all (2 PEs

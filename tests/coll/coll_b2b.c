@@ -160,10 +160,12 @@ static void op_broadcast(struct kase *k, shmem_team_t t, long it, int count, lon
 /* Runs of broadcasts from one root, so that it may run calls ahead: the
  * eager broadcast lets it go PSHM_EAGER_DEPTH - 1 = 7 ahead, so a run is
  * longer than twice that.  At count 1 the size cycles through 8, 64 and
- * 120 bytes: one and two cache lines of an eager slot. */
+ * 112 bytes: one and two cache lines of an eager slot, the last its
+ * largest. */
 static void op_broadcast_runs(struct kase *k, shmem_team_t t, long it, int count, long *d)
 {
-    int c = count == 1 ? (int)(1 + it % 3 * 7) : count;
+    static const int sizes[] = {1, 8, 14};
+    int c = count == 1 ? sizes[it % 3] : count;
     broadcast_from(k, t, it, c, d, (int)((it / 18) % shmem_team_n_pes(t)));
 }
 

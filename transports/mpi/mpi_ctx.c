@@ -4,7 +4,6 @@
  * operations only), and the default context's windows otherwise; its
  * atomics always use the default context's windows (see mpi_plugin.h).
  */
-#include <sched.h>
 #include <stdlib.h>
 
 #include "mpi_plugin.h"
@@ -51,29 +50,18 @@ fail:
 
 void ctx_teardown(struct mctx *c) { sets_free(c); }
 
-static void lock(unsigned *l)
-{
-    unsigned spins = 0;
-    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED))
-            if (++spins > 100)
-                sched_yield(); /* PEs may outnumber cores */
-}
-
-static void unlock(unsigned *l) { __atomic_store_n(l, 0u, __ATOMIC_RELEASE); }
-
 void dirty_add_locked(struct mctx *c, int i, int pe)
 {
     struct dset *d = &c->ds[i];
     if (__atomic_load_n(&d->has[pe], __ATOMIC_RELAXED))
         return;
-    lock(&c->lock);
+    pshm_lock(&c->lock);
     if (!d->has[pe]) {
         d->has[pe] = 1;
         d->pe[d->n++] = pe;
         __atomic_store_n(&c->dirty[i], 1, __ATOMIC_RELAXED);
     }
-    unlock(&c->lock);
+    pshm_unlock(&c->lock);
 }
 
 /* Completes at their targets the operations of the PEs in ds[i]. */
@@ -97,10 +85,10 @@ __attribute__((noinline)) static void flush_shared(struct mctx *c, int i)
 {
     struct dset *d = &c->ds[i];
     int copy[64], *list = copy;
-    lock(&c->lock);
+    pshm_lock(&c->lock);
     int n = d->n;
     if (n > (int)(sizeof copy / sizeof *copy) && !(list = malloc(sizeof(int) * (size_t)n))) {
-        unlock(&c->lock);
+        pshm_unlock(&c->lock);
         mg.svc->fatal("mpi transport: out of memory in quiet");
     }
     for (int k = 0; k < n; k++) {
@@ -111,7 +99,7 @@ __attribute__((noinline)) static void flush_shared(struct mctx *c, int i)
     __atomic_store_n(&c->dirty[i], 0, __ATOMIC_RELAXED);
     for (int k = 0; k < n; k++)
         CHECK("MPI_Win_flush", MPI_Win_flush(list[k], c->win[i]));
-    unlock(&c->lock);
+    pshm_unlock(&c->lock);
     if (list != copy)
         free(list);
 }

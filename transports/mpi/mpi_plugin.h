@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "transport.h"
+#include "../common/lock.h"
 #include "../common/progress_thread.h"
 
 /* Values of shmem.h; a plugin sees transport.h only. */
@@ -62,7 +63,7 @@ struct mctx {
      * its dirty sets need no lock. */
     unsigned char solo;
     unsigned char own_windows; /* rma[] came from the pool */
-    unsigned lock;             /* the dirty sets of a shared context */
+    struct pshm_lock lock;     /* the dirty sets of a shared context */
     int pool_slot;
     struct dset ds[W_N];
     /* Staging ring: small put sources and AMO operands are copied here so

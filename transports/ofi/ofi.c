@@ -42,6 +42,7 @@
 #include <rdma/fi_rma.h>
 
 #include "cpu_relax.h"
+#include "../common/lock.h"
 #include "transport.h"
 #include "../common/progress_thread.h"
 
@@ -64,7 +65,7 @@ struct octx {
     uint64_t issued;       /* operations issued that will bump cntr */
     uint64_t done;         /* an issued count the counter was seen to reach */
     int locked;            /* take lock around every call */
-    unsigned lock;
+    struct pshm_lock lock;
     struct fid_cq *cq; /* error entries only */
     /* Completion by flush (g.amo_flush): PEs that got non-fetching atomics
      * since the last quiet. */
@@ -114,39 +115,9 @@ static pshm_transport_ops ops;
 
 /* ---- helpers -------------------------------------------------------- */
 
-static inline int trylock(unsigned *l) { return !__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE); }
-
-/* Out of line so that the callers' fast paths stay short. */
-__attribute__((noinline)) static void lock_wait(unsigned *l)
-{
-    unsigned spins = 0;
-    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
-            if (++spins < 100)
-                pshm_cpu_relax();
-            else
-                sched_yield(); /* PEs may outnumber cores */
-        }
-}
-
-static inline void lock(unsigned *l)
-{
-    if (UNLIKELY(!trylock(l)))
-        lock_wait(l);
-}
-static inline void unlock(unsigned *l) { __atomic_store_n(l, 0u, __ATOMIC_RELEASE); }
-
 #define CTX(t) ((t) ? (struct octx *)(t) : &dflt)
-#define ENTER(c)                                                                                   \
-    do {                                                                                           \
-        if (UNLIKELY((c)->locked))                                                                 \
-            lock(&(c)->lock);                                                                      \
-    } while (0)
-#define LEAVE(c)                                                                                   \
-    do {                                                                                           \
-        if (UNLIKELY((c)->locked))                                                                 \
-            unlock(&(c)->lock);                                                                    \
-    } while (0)
+#define ENTER PSHM_ENTER
+#define LEAVE PSHM_LEAVE
 
 static const char *env(const pshm_core_services *svc, const char *name)
 {
@@ -188,10 +159,10 @@ static inline void poll_ep(struct octx *c)
 static void progress_target(void)
 {
     if (dflt.locked) {
-        if (!trylock(&dflt.lock))
+        if (!pshm_lock_try(&dflt.lock))
             return;
         poll_ep(&dflt);
-        unlock(&dflt.lock);
+        pshm_unlock(&dflt.lock);
     } else {
         poll_ep(&dflt);
     }
@@ -702,9 +673,9 @@ static void ofi_ctx_destroy(pshm_tctx t)
 /* The thread's round: poll the default endpoint under its lock. */
 static void serve_default(void)
 {
-    lock(&dflt.lock);
+    pshm_lock(&dflt.lock);
     poll_ep(&dflt);
-    unlock(&dflt.lock);
+    pshm_unlock(&dflt.lock);
 }
 
 static int start_thread(void)

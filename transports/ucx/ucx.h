@@ -17,6 +17,7 @@
 
 #include <ucp/api/ucp.h>
 
+#include "../common/lock.h"
 #include "../common/progress_thread.h"
 
 #include "transport.h"
@@ -43,7 +44,7 @@ struct uctx {
     int *dirty;              /* the PEs marked, ndirty of them */
     int ndirty;
     int locked;        /* take lock around every call */
-    unsigned lock;
+    struct pshm_lock lock;
     uint64_t scratch;  /* reply buffer of non-fetching swaps (set) */
     /* Requests that write local memory when done (get_nbi, fetching nbi
      * AMOs): a flush does not wait for their data (measured: a 4 MiB
@@ -154,27 +155,9 @@ void ucx_progress(void);
 void ucx_progress_target(void);
 int ucx_thread_start(void);
 void ucx_thread_stop(void);
-void ucx_lock_wait(unsigned *l);
-
-static inline int ucx_trylock(unsigned *l) { return !__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE); }
-static inline void ucx_lock(unsigned *l)
-{
-    if (UNLIKELY(!ucx_trylock(l)))
-        ucx_lock_wait(l);
-}
-static inline void ucx_unlock(unsigned *l) { __atomic_store_n(l, 0u, __ATOMIC_RELEASE); }
-
 #define CTX(t) ((t) ? (struct uctx *)(t) : &dflt)
-#define ENTER(c)                                                                                   \
-    do {                                                                                           \
-        if (UNLIKELY((c)->locked))                                                                 \
-            ucx_lock(&(c)->lock);                                                                  \
-    } while (0)
-#define LEAVE(c)                                                                                   \
-    do {                                                                                           \
-        if (UNLIKELY((c)->locked))                                                                 \
-            ucx_unlock(&(c)->lock);                                                            \
-    } while (0)
+#define ENTER PSHM_ENTER
+#define LEAVE PSHM_LEAVE
 
 /* The endpoint to pe, connecting on first use. */
 static inline ucp_ep_h ucx_ep(struct uctx *c, int pe)

@@ -319,9 +319,9 @@ static void ucx_fini(void)
     g.svc->barrier();
     for (struct uctx *c = g.ctxs; c; c = c->next)
         ucx_close_endpoints(c);
-    ucx_lock(&dflt.lock);
+    pshm_lock(&dflt.lock);
     ucx_close_endpoints(&dflt);
-    ucx_unlock(&dflt.lock);
+    pshm_unlock(&dflt.lock);
     g.svc->barrier();
     teardown();
     g.svc = NULL;

@@ -15,27 +15,15 @@
 #include "cpu_relax.h"
 #include "ucx.h"
 
-void ucx_lock_wait(unsigned *l)
-{
-    unsigned spins = 0;
-    while (__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
-        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
-            if (++spins < 100)
-                pshm_cpu_relax();
-            else
-                sched_yield(); /* PEs may outnumber cores */
-        }
-}
-
 /* Serve incoming traffic once.  If another thread holds the default
  * context it is inside UCX already: skip. */
 void ucx_progress_target(void)
 {
     if (dflt.locked) {
-        if (!ucx_trylock(&dflt.lock))
+        if (!pshm_lock_try(&dflt.lock))
             return;
         ucp_worker_progress(dflt.w);
-        ucx_unlock(&dflt.lock);
+        pshm_unlock(&dflt.lock);
     } else {
         ucp_worker_progress(dflt.w);
     }
@@ -171,9 +159,9 @@ static void serve_burst(void)
     double idle_since = now_us();
     while (!__atomic_load_n(&g.pt.poked, __ATOMIC_RELAXED) &&
            !__atomic_load_n(&g.pt.stop, __ATOMIC_ACQUIRE)) {
-        ucx_lock(&dflt.lock);
+        pshm_lock(&dflt.lock);
         unsigned did = ucp_worker_progress(dflt.w);
-        ucx_unlock(&dflt.lock);
+        pshm_unlock(&dflt.lock);
         double t = now_us();
         if (did)
             idle_since = t;

@@ -192,7 +192,9 @@ def render(core, rs, version):
     L += [".fi"]
     if any("_Complex" in r[2] for r in rs):
         L += [".PP", "In C++ the complex types are \\fBstd::complex<float>\\fR and "
-              "\\fBstd::complex<double>\\fR, which have the same layout."]
+              "\\fBstd::complex<double>\\fR, which have the same layout; with GCC and Clang, "
+              "inline overloads take \\fBfloat _Complex\\fR and \\fBdouble _Complex\\fR "
+              "pointers too."]
     if gen:
         L += [".PP", "TYPE is any C type of the typed forms above."]
     L += [".SH DESCRIPTION"]

@@ -273,7 +273,7 @@ def assoc(table, fmt):
 
 
 def generic(macro, table, fmt):
-    a = assoc(table, fmt)
+    a = assoc(table, fmt) + ["default: pshm_generic_type_error"]
     return "#define %s(...) _Generic(PSHM_ARG1(__VA_ARGS__, 0, 0), \\\n    %s)(__VA_ARGS__)" % (
         macro, ", \\\n    ".join(a))
 

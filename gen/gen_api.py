@@ -155,12 +155,11 @@ def amo_routines():
 def p2p_routines():
     r = []
     for tn, ty, sz in T.P2P + T.P2P_DEPRECATED:
-        k = "%s, %s" % (tn, ty)
         r.append(("%s_wait_until" % tn, "void", "%s *ivar, int cmp, %s cmp_value" % (ty, ty),
                   "PSHM_WAIT_UNTIL(%s, \"shmem_%s_wait_until\", ivar, cmp, cmp_value);" % (ty, tn), ""))
         r.append(("%s_test" % tn, "int", "%s *ivar, int cmp, %s cmp_value" % (ty, ty),
                   "return PSHM_TEST(%s, \"shmem_%s_test\", ivar, cmp, cmp_value);" % (ty, tn), ""))
-        if (tn, ty, sz) in T.P2P_DEPRECATED:
+        if (tn, ty, sz) not in T.P2P + T.P2P_SET_EXT:
             continue
         for kind in ("all", "any", "some"):
             for vec in ("", "_vector"):
@@ -277,6 +276,17 @@ X_FAMILIES = ("nbe",)
 DEPRECATED = set()
 
 
+# The set forms of point-to-point synchronization, by suffix.
+P2P_SETS = ["%s_%s%s" % (w, k, v) for w in ("wait_until", "test") for k in ("all", "any", "some")
+            for v in ("", "_vector")]
+
+
+def extension_names():
+    """Routines with shmem_ names that the standard lacks: shmem.h leaves
+    them out, shmemx.h declares them (and their pshmem_ names)."""
+    return set("%s_%s" % (tn, s) for tn, _, _ in T.P2P_SET_EXT for s in P2P_SETS)
+
+
 def deprecated_names():
     names = set()
     for tn in ("int", "long", "longlong"):
@@ -312,20 +322,25 @@ def emit_source(family, out):
 
 def declarations():
     dep = deprecated_names()
+    ext = extension_names()
     out = []
     for fam in ("rma", "amo", "p2p", "signal"):
         out.append("/* %s */" % fam)
         for name, ret, params, body, pre in FAMILIES[fam]():
+            if name in ext:
+                continue
             d = "PSHM_DEPRECATED " if name in dep else ""
             out.append("%s%s shmem_%s(%s);" % (d, ret, name, params))
     return "\n".join(out)
 
 
 def pdeclarations():
+    ext = extension_names()
     out = []
     for fam in ("rma", "amo", "p2p", "signal"):
         for name, ret, params, body, pre in FAMILIES[fam]():
-            out.append("%s pshmem_%s(%s);" % (ret, name, params))
+            if name not in ext:
+                out.append("%s pshmem_%s(%s);" % (ret, name, params))
     return "\n".join(out)
 
 
@@ -348,6 +363,7 @@ def gen_generic(macro, table, fmt, ctx=True, const_too=False, extra=None, px="sh
         plain = ["shmem_ctx_t: _Generic(PSHM_ARG1(__VA_ARGS__, 0), %s)" % ", ".join(inner)] + plain
     if extra:
         plain += extra
+    plain.append("default: pshm_generic_type_error")
     return "#define %s(...) _Generic(PSHM_ARG0(__VA_ARGS__, 0), %s)(__VA_ARGS__)" % (macro, ", \\\n    ".join(plain))
 
 
@@ -368,10 +384,9 @@ def generics():
                     ("fetch_inc_nbi", T.AMO_STD), ("fetch_add_nbi", T.AMO_STD), ("fetch_and_nbi", T.AMO_BIT),
                     ("fetch_or_nbi", T.AMO_BIT), ("fetch_xor_nbi", T.AMO_BIT)):
         g.append(gen_generic("shmem_atomic_" + op, tab, "%s_atomic_" + op))
-    for op in ("test", "wait_until_all", "wait_until_any", "wait_until_some", "wait_until_all_vector",
-               "wait_until_any_vector", "wait_until_some_vector", "test_all", "test_any", "test_some",
-               "test_all_vector", "test_any_vector", "test_some_vector"):
-        g.append(gen_generic("shmem_" + op, T.P2P + T.P2P_DEPRECATED if op == "test" else T.P2P, "%s_" + op, ctx=False))
+    g.append(gen_generic("shmem_test", T.P2P + T.P2P_DEPRECATED, "%s_test", ctx=False))
+    for op in P2P_SETS:
+        g.append(gen_generic("shmem_" + op, T.P2P, "%s_" + op, ctx=False))
     # Deprecated generics over the deprecated short AMO names.
     ints = [t for t in T.RMA if t[0] in ("int", "long", "longlong")]
     fl = [t for t in T.RMA if t[0] in ("float", "double")] + ints
@@ -391,11 +406,23 @@ def x_declarations():
         for name, ret, params, body, pre in FAMILIES[fam]():
             out.append("%s shmemx_%s(%s);" % (ret, name, params))
             out.append("%s pshmemx_%s(%s);" % (ret, name, params))
+    ext = extension_names()
+    out.append("/* short and unsigned short sets: shmem_ names, as the types' other\n"
+               " * point-to-point routines have, so only the declarations are extra. */")
+    for name, ret, params, body, pre in p2p_routines():
+        if name in ext:
+            out.append("%s shmem_%s(%s);" % (ret, name, params))
+            out.append("%s pshmem_%s(%s);" % (ret, name, params))
     return "\n".join(out)
 
 
 def x_generics():
     g = []
+    # The set generics of shmem.h again, with short and unsigned short:
+    # a program that includes shmemx.h opts into the extension.
+    for op in P2P_SETS:
+        g.append("#undef shmem_%s\n%s" % (op, gen_generic("shmem_" + op, T.P2P + T.P2P_SET_EXT, "%s_" + op,
+                                                            ctx=False)))
     for fam in ("put_nbe", "get_nbe"):
         g.append(gen_generic("shmemx_" + fam, T.RMA, "%s_" + fam, px="shmemx_"))
     for op, tab in (("fetch_nbe", T.AMO_EXT), ("swap_nbe", T.AMO_EXT), ("compare_swap_nbe", T.AMO_STD),

@@ -197,6 +197,32 @@ def decl_params(params):
     return params
 
 
+# shmem.h defines PSHM_HAVE_C99_COMPLEX_CXX and pshm_c99_complexf/d (the C
+# types, float/double _Complex) where a C++ compiler knows them.
+C99_CXX_GUARD = "#ifdef PSHM_HAVE_C99_COMPLEX_CXX"
+C99_CXX_CTYPE = {"float _Complex": "pshm_c99_complexf", "double _Complex": "pshm_c99_complexd"}
+
+
+def c99_overload(prefix, name, ret, params, dep):
+    """A C++ inline overload of a complex routine for C99 complex pointers:
+    a C++ program built with GCC or Clang may hold its data as float/double
+    _Complex (shared with C code), which std::complex pointers do not take.
+    The types have the same layout, so the overload only casts."""
+    ps, args = [], []
+    for p in params.split(", "):
+        pname = p.split()[-1].lstrip("*")
+        for c, t in C99_CXX_CTYPE.items():
+            if c in p:
+                ps.append(p.replace(c, t))
+                args.append("reinterpret_cast<%s>(%s)" % (decl_params(p[:-len(pname)].strip()), pname))
+                break
+        else:
+            ps.append(p)
+            args.append(pname)
+    body = "%s%s%s(%s);" % ("" if ret == "void" else "return ", prefix, name, ", ".join(args))
+    return "%sinline %s %s%s(%s)\n{\n    %s\n}" % (dep, ret, prefix, name, ", ".join(ps), body)
+
+
 def _decls(prefix, with_dep):
     out = []
     rs = team_routines() + coll_routines()
@@ -209,6 +235,18 @@ def _decls(prefix, with_dep):
     for name, ret, params, body, dep, _ in cplx:
         d = "PSHM_DEPRECATED " if dep and with_dep else ""
         out.append("%s%s %s%s(%s);" % (d, ret, prefix, name, decl_params(params)))
+    out.append(C99_CXX_GUARD)
+    # The overloads of deprecated routines call them: no warning of their
+    # own under -DSHMEM_WARN_DEPRECATED, only where a program calls them.
+    out.append("#pragma GCC diagnostic push")
+    out.append('#pragma GCC diagnostic ignored "-Wdeprecated-declarations"')
+    out.append('extern "C++" {')
+    for name, ret, params, body, dep, _ in cplx:
+        d = "PSHM_DEPRECATED " if dep and with_dep else ""
+        out.append(c99_overload(prefix, name, ret, params, d))
+    out.append("}")
+    out.append("#pragma GCC diagnostic pop")
+    out.append("#endif")
     out.append("#endif")
     return "\n".join(out)
 
@@ -235,7 +273,7 @@ def assoc(table, fmt):
 
 
 def generic(macro, table, fmt):
-    a = assoc(table, fmt)
+    a = assoc(table, fmt) + ["default: pshm_generic_type_error"]
     return "#define %s(...) _Generic(PSHM_ARG1(__VA_ARGS__, 0, 0), \\\n    %s)(__VA_ARGS__)" % (
         macro, ", \\\n    ".join(a))
 

@@ -174,7 +174,9 @@ def see_also(core):
 def render(core, rs, version):
     summary, desc, ret, _ = man_text.PAGES[core]
     name = page_name(core)
-    current = [r for r in rs if not r[3]]
+    ext = set("shmem_" + n for n in gen_api.extension_names())
+    current = [r for r in rs if not r[3] and r[0] not in ext]
+    xs = [r for r in rs if r[0] in ext]
     old = [r for r in rs if r[3]]
     gnames, gen = generic_decls(rs)
     names = [name] + [n for n in gnames + [n for n, _, _, _ in current if not typed(n)] if n != name]
@@ -187,12 +189,20 @@ def render(core, rs, version):
         L += ["", "C11 generic (C only):"] + [x for g in gen for x in wrap(g)]
     if current:
         L += ["", "C and C++:"] + [x for r in current for x in wrap(decl(r))]
+    if xs:
+        L += ["", "PlugSHMEM extension (#include <shmemx.h>):"] + [x for r in xs for x in wrap(decl(r))]
     if old:
         L += ["", "Deprecated:"] + [x for r in old for x in wrap(decl(r))]
     L += [".fi"]
     if any("_Complex" in r[2] for r in rs):
         L += [".PP", "In C++ the complex types are \\fBstd::complex<float>\\fR and "
-              "\\fBstd::complex<double>\\fR, which have the same layout."]
+              "\\fBstd::complex<double>\\fR, which have the same layout; with GCC and Clang, "
+              "inline overloads take \\fBfloat _Complex\\fR and \\fBdouble _Complex\\fR "
+              "pointers too."]
+    if xs:
+        L += [".PP", "The forms for \\fBshort\\fR and \\fBunsigned short\\fR are a PlugSHMEM "
+              "extension: \\fB<shmemx.h>\\fR declares them and adds the two types to the C11 "
+              "generic."]
     if gen:
         L += [".PP", "TYPE is any C type of the typed forms above."]
     L += [".SH DESCRIPTION"]

@@ -30,6 +30,10 @@ AMO_EXT = AMO_STD + pick("float", "double")
 AMO_BIT = pick("uint", "ulong", "ulonglong", "int32", "int64", "uint32", "uint64")
 P2P = AMO_STD
 P2P_DEPRECATED = pick("short", "ushort")
+# 1.6 has only the deprecated wait_until and test for short and unsigned
+# short; the set forms (_all, _any, _some and _vector) of these types are a
+# PlugSHMEM extension, declared in shmemx.h, so 16-bit flags need no cast.
+P2P_SET_EXT = P2P_DEPRECATED
 
 SIZES = [8, 16, 32, 64, 128]
 

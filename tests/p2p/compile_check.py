@@ -9,8 +9,10 @@ MODE:
   headers-cxx        ... and as C++11 and C++17 with -Wall -Wextra -Werror
   generics-right     every generic with every type of its table (typedef
                      names such as int32_t too) compiles with -Werror
-  generics-wrong     a generic call with a wrong type fails to compile (and
-                     the right-typed control compiles)
+  generics-wrong     a generic call with a wrong type fails to compile,
+                     naming pshm_generic_type_error where no association
+                     takes the type; the right-typed controls compile; every
+                     _Generic of shmem.h and shmemx.h has a default:
   generics-deprecated  the deprecated generics shmem_add, shmem_fadd, ...
 Prints one line per failed check and exits 1 if any failed.
 """
@@ -59,30 +61,86 @@ int main(void)
 }
 """
 
+# (what, body, named): a call the generics must reject.  named: the
+# generic has no association for the argument's type, so its default
+# must pick pshm_generic_type_error and the compiler must say that name;
+# otherwise the routine chosen has a mismatched parameter (-Werror).
+# Bodies that name shmemx_ or need the extension include shmemx.h.
+TYPE_ERROR = "pshm_generic_type_error"
 WRONG = [
-    ("double array to shmem_atomic_add", "double d[4]; shmem_atomic_add(d, 1, 0);"),
-    ("long dest, float source to shmem_put", "long *p = 0; float *f = 0; shmem_put(p, f, 1, 0);"),
-    ("int dest, long source to shmem_get", "int *p = 0; long *l = 0; shmem_get(p, l, 1, 0);"),
-    ("float to shmem_atomic_and", "static float f; shmem_atomic_and(&f, 1, 0);"),
-    ("double to shmem_atomic_inc", "static double d; shmem_atomic_inc(&d, 0);"),
-    ("long double to shmem_atomic_fetch", "static long double x; (void)shmem_atomic_fetch(&x, 0);"),
-    ("char to shmem_atomic_set", "static char c; shmem_atomic_set(&c, 1, 0);"),
-    ("struct to shmem_put", "static struct { int a; } x; shmem_put(&x, &x, 1, 0);"),
+    ("double array to shmem_atomic_add", "double d[4]; shmem_atomic_add(d, 1, 0);", True),
+    ("long dest, float source to shmem_put", "long *p = 0; float *f = 0; shmem_put(p, f, 1, 0);", False),
+    ("int dest, long source to shmem_get", "int *p = 0; long *l = 0; shmem_get(p, l, 1, 0);", False),
+    ("float to shmem_atomic_and", "static float f; shmem_atomic_and(&f, 1, 0);", True),
+    ("double to shmem_atomic_inc", "static double d; shmem_atomic_inc(&d, 0);", True),
+    ("long double to shmem_atomic_fetch", "static long double x; (void)shmem_atomic_fetch(&x, 0);", True),
+    ("char to shmem_atomic_set", "static char c; shmem_atomic_set(&c, 1, 0);", True),
+    ("struct to shmem_put", "static struct { int a; } x; shmem_put(&x, &x, 1, 0);", True),
     ("ctx and a double to shmem_atomic_add",
-     "shmem_ctx_t c = SHMEM_CTX_DEFAULT; static double d; shmem_atomic_add(c, &d, 1.0, 0);"),
+     "shmem_ctx_t c = SHMEM_CTX_DEFAULT; static double d; shmem_atomic_add(c, &d, 1.0, 0);", True),
     ("ctx and a float to shmem_atomic_fetch_xor",
-     "shmem_ctx_t c = SHMEM_CTX_DEFAULT; static float d; (void)shmem_atomic_fetch_xor(c, &d, 1, 0);"),
-    ("short to shmem_wait_until_all", "static short s; shmem_wait_until_all(&s, 1, 0, SHMEM_CMP_EQ, 0);"),
-    ("float to shmem_test", "static float s; (void)shmem_test(&s, SHMEM_CMP_EQ, 0);"),
+     "shmem_ctx_t c = SHMEM_CTX_DEFAULT; static float d; (void)shmem_atomic_fetch_xor(c, &d, 1, 0);", True),
+    ("short to shmem_wait_until_all without shmemx.h",
+     "static short s; shmem_wait_until_all(&s, 1, 0, SHMEM_CMP_EQ, 0);", True),
+    ("float to shmem_wait_until_all with shmemx.h",
+     "#include <shmemx.h>\nstatic float s; shmem_wait_until_all(&s, 1, 0, SHMEM_CMP_EQ, 0);", True),
+    ("char to shmem_test_some_vector with shmemx.h",
+     "#include <shmemx.h>\nstatic char s[1]; size_t i; const char v[1] = {0};"
+     " (void)shmem_test_some_vector(s, 1, &i, 0, SHMEM_CMP_EQ, v);", True),
+    ("float to shmem_test", "static float s; (void)shmem_test(&s, SHMEM_CMP_EQ, 0);", True),
+    ("double to shmem_wait_until", "static double s; shmem_wait_until(&s, SHMEM_CMP_EQ, 0);", True),
     ("int dest, char source to shmem_put_signal",
-     "static int d[2]; char s[8] = {0}; static uint64_t sig; shmem_put_signal(d, s, 2, &sig, 1, SHMEM_SIGNAL_SET, 0);"),
+     "static int d[2]; char s[8] = {0}; static uint64_t sig; shmem_put_signal(d, s, 2, &sig, 1, SHMEM_SIGNAL_SET, 0);",
+     False),
+    ("struct to shmem_sum_reduce",
+     "static struct { int a; } d, s; (void)shmem_sum_reduce(SHMEM_TEAM_WORLD, &d, &s, 1);", True),
+    ("float to shmem_and_reduce",
+     "static float d, s; (void)shmem_and_reduce(SHMEM_TEAM_WORLD, &d, &s, 1);", True),
+    ("float _Complex to shmem_max_reduce",
+     "static float _Complex d, s; (void)shmem_max_reduce(SHMEM_TEAM_WORLD, &d, &s, 1);", True),
+    ("void * to shmem_broadcast",
+     "static char b[8]; void *d = b; (void)shmem_broadcast(SHMEM_TEAM_WORLD, d, b, 1, 0);", True),
+    ("int dest, long source to shmem_sum_reduce",
+     "static int d; static long s; (void)shmem_sum_reduce(SHMEM_TEAM_WORLD, &d, &s, 1);", False),
+    ("struct to shmemx_put_nbe",
+     "#include <shmemx.h>\nstatic struct { int a; } x; shmemx_request_h r = SHMEMX_REQUEST_NULL;"
+     " shmemx_put_nbe(&x, &x, 1, 0, &r);", True),
+    ("ctx and a float to shmemx_atomic_fetch_and_nbe",
+     "#include <shmemx.h>\nstatic float x, y; shmemx_request_h r = SHMEMX_REQUEST_NULL;"
+     " shmemx_atomic_fetch_and_nbe(SHMEM_CTX_DEFAULT, &y, &x, 1.0f, 0, &r);", True),
 ]
 CONTROL = ("long d[4]; shmem_atomic_add(d, 1, 0); long *p = 0, *q = 0; shmem_put(p, q, 1, 0); "
            "static uint64_t sig; shmem_put_signal(p, q, 1, &sig, 1, SHMEM_SIGNAL_SET, 0);")
+# The extension: short and unsigned short sets compile with shmemx.h.
+CONTROL_X = ("#include <shmemx.h>\nstatic short s[2]; static unsigned short u[2]; size_t i[2];"
+             " shmem_wait_until_all(s, 2, 0, SHMEM_CMP_EQ, 0);"
+             " (void)shmem_test_some(u, 2, i, 0, SHMEM_CMP_EQ, 0);")
 
 
 def fn(body):
-    return "#include <shmem.h>\nvoid f(void);\nvoid f(void)\n{\n    " + body + "\n}\n"
+    """A function around body; its leading #include lines go before it."""
+    inc = "".join(line + "\n" for line in body.split("\n") if line.startswith("#include"))
+    body = "\n".join(line for line in body.split("\n") if not line.startswith("#include"))
+    return "#include <shmem.h>\n" + inc + "void f(void);\nvoid f(void)\n{\n    " + body + "\n}\n"
+
+
+def generics_without_default(text):
+    """The macros of a header with a _Generic that has no default:
+    association (each selection's parentheses are matched)."""
+    bad = []
+    for m in re.finditer(r"#define (\w+)\(\.\.\.\)((?:.*\\\n)*.*)", text):
+        body = m.group(2)
+        for g in re.finditer(r"_Generic\(", body):
+            depth, i = 1, g.end()
+            while depth and i < len(body):
+                depth += {"(": 1, ")": -1}.get(body[i], 0)
+                i += 1
+            sel = body[g.end():i]
+            # Only this selection's own associations: drop nested ones.
+            own = re.sub(r"_Generic\((?:[^()]|\([^()]*\))*\)", "", sel)
+            if not re.search(r"\bdefault\s*:", own):
+                bad.append(m.group(1))
+    return bad
 
 
 def report_lines(out, src, what):
@@ -125,8 +183,10 @@ def main():
         if not a.cxx:
             print("SKIP: no C++ compiler")
             return 77
-        for std in ("-std=c++11", "-std=c++17"):
-            flags = [std] + CXX_FLAGS
+        # -pedantic and the deprecation warnings: the C99 complex overloads
+        # of GCC and Clang must stay quiet under both.
+        for std in ("-std=c++11", "-std=c++17", "-std=c++17 -pedantic -DSHMEM_WARN_DEPRECATED"):
+            flags = std.split() + CXX_FLAGS
             src = HEADERS + "int main() { shmem_ctx_t c = SHMEM_CTX_DEFAULT; (void)c; return 0; }\n"
             rc, out, cmd = compile_src([a.cxx], flags, src, ".cpp", a.incs)
             if rc:
@@ -150,17 +210,34 @@ def main():
             print("ok: %d generic calls compile (%s)" % (n, a.mode))
     elif a.mode == "generics-wrong":
         flags = ["-std=c11", "-Wall", "-Wextra", "-Werror"]
-        rc, out, cmd = compile_src(cc, flags, fn(CONTROL), ".c", a.incs)
-        if rc:
-            fails += 1
-            print("FAIL right-typed control does not compile:\n%s\n%s" % (cmd, out))
-        for what, body in WRONG:
+        for name, ctl in (("control", CONTROL), ("control with shmemx.h", CONTROL_X)):
+            rc, out, cmd = compile_src(cc, flags, fn(ctl), ".c", a.incs)
+            if rc:
+                fails += 1
+                print("FAIL right-typed %s does not compile:\n%s\n%s" % (name, cmd, out))
+        for what, body, named in WRONG:
             rc, out, cmd = compile_src(cc, flags, fn(body), ".c", a.incs)
             if rc == 0:
                 fails += 1
                 print("FAIL %s compiles, but a generic call with a wrong type must not: %s" % (what, body))
+            elif named and TYPE_ERROR not in out:
+                fails += 1
+                print("FAIL %s is rejected without naming %s:\n%s" % (what, TYPE_ERROR, out[:2000]))
             else:
-                print("ok: rejected: %s" % what)
+                print("ok: rejected%s: %s" % (" by name" if named else "", what))
+        n = 0
+        for h in ("shmem.h", "shmemx.h"):
+            path = next((os.path.join(i, h) for i in a.incs if os.path.exists(os.path.join(i, h))), None)
+            if path is None:
+                fails += 1
+                print("FAIL %s not found under %s" % (h, " ".join(a.incs)))
+                continue
+            text = open(path).read()
+            n += text.count("_Generic(")
+            for macro in generics_without_default(text):
+                fails += 1
+                print("FAIL %s: a _Generic of %s has no default: association" % (h, macro))
+        print("ok: checked the default: association of %d generic selections" % n)
     else:
         sys.exit("unknown mode " + a.mode)
     return 1 if fails else 0

@@ -13,7 +13,13 @@ linkage, so a C++ program can call and link it.
    its pshmem_ alias, and is linked against the library: an undeclared
    name fails to compile, a name declared without extern "C" fails to link.
    Without the list (../shared/api/openshmem-1.6-functions.tsv is beside
-   the repository), the names of step 1 are used.
+   the repository), the names of step 1 are used.  The complex routines
+   are overloaded in C++ (GCC, Clang), so their address is taken through
+   the std::complex signature, as a program must.
+4. A C++ program calls every routine with a complex parameter (shmem_ and
+   pshmem_) with std::complex pointers and, where the compiler has C99
+   complex types in C++ (GCC, Clang), with float/double _Complex pointers,
+   and is linked against the library.
 Prints one line per check; exits 1 if any failed, 77 without a C++ compiler.
 """
 import argparse
@@ -38,7 +44,37 @@ def declared(compiler, flags, incs, suffix):
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if p.returncode:
             sys.exit("FAIL preprocessing as %s: %s\n%s" % (suffix, " ".join(cmd), p.stderr))
-        return set(m.group(1) for m in API.finditer(p.stdout))
+        return set(m.group(1) for m in API.finditer(p.stdout)), p.stdout
+
+
+# A C-linkage declaration with a complex parameter, as the C++ preprocessor
+# output has it (one line; the inline overloads start with "inline").
+COMPLEX_DECL = re.compile(r"^\s*(int|void)\s+(p?shmem_\w+)\(([^;{}()]*\bpshm_complex[fd]\b[^;{}()]*)\);", re.M)
+
+
+def complex_decls(text):
+    return [m.groups() for m in COMPLEX_DECL.finditer(text)]
+
+
+def complex_calls(decls, c99):
+    """Calls of every complex routine with std::complex (c99 False) or C99
+    complex (c99 True) pointers; the other arguments are placeholders."""
+    calls = []
+    for ret, name, params in decls:
+        args = []
+        for p in params.split(","):
+            if "pshm_complexf" in p:
+                args.append("xf" if c99 else "sf")
+            elif "pshm_complexd" in p:
+                args.append("xd" if c99 else "sd")
+            elif "shmem_team_t" in p:
+                args.append("SHMEM_TEAM_WORLD")
+            elif "long *" in p or "long*" in p:
+                args.append("ps")
+            else:
+                args.append("0")
+        calls.append("    %s(%s);" % (name, ", ".join(args)))
+    return calls
 
 
 def tsv_names(path):
@@ -62,8 +98,10 @@ def main():
         print("SKIP: no C++ compiler")
         return 77
     fails = 0
-    c = declared(a.cc, ["-std=c11"], a.incs, ".c")
-    cxx = declared(a.cxx, ["-std=c++11"], a.incs, ".cpp")
+    c, _ = declared(a.cc, ["-std=c11"], a.incs, ".c")
+    cxx, cxx_text = declared(a.cxx, ["-std=c++11"], a.incs, ".cpp")
+    cdecls = complex_decls(cxx_text)
+    overloaded = dict((name, (ret, params)) for ret, name, params in cdecls)
     missing = sorted(c - cxx)
     for n in missing:
         print("FAIL declared for C, not for C++: %s" % n)
@@ -94,7 +132,12 @@ def main():
         origin = "shmem.h as C (no function list at %s)" % a.functions
     aliases = ["p" + n for n in names if n.startswith("shmem_")]
     body = ["typedef void (*any_fn)(void);", "extern const any_fn every[];", "const any_fn every[] = {"]
-    body += ["    reinterpret_cast<any_fn>(&%s)," % n for n in names + aliases]
+    for n in names + aliases:
+        if n in overloaded:
+            fn = "static_cast<%s (*)(%s)>(&%s)" % (overloaded[n][0], overloaded[n][1], n)
+        else:
+            fn = "&" + n
+        body.append("    reinterpret_cast<any_fn>(%s)," % fn)
     body += ["};", "int main() { return every[0] == nullptr; }"]
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "every.cpp")
@@ -114,6 +157,33 @@ def main():
     else:
         print("ok: a C++ program takes the address of all %d functions of %s and their "
               "%d pshmem_ aliases, and links" % (len(names), origin, len(aliases)))
+
+    # 4. Every complex routine called both ways.
+    c99 = "pshm_c99_complexf" in cxx_text
+    if not cdecls:
+        fails += 1
+        print("FAIL no complex routine found in the C++ preprocessor output")
+    body = ["static void calls()", "{", "    static long ps[SHMEM_REDUCE_SYNC_SIZE];",
+            "    static std::complex<float> sf[4];", "    static std::complex<double> sd[4];"]
+    body += complex_calls(cdecls, False)
+    if c99:
+        body += ["    __extension__ static float _Complex xf[4];", "    __extension__ static double _Complex xd[4];"]
+        body += complex_calls(cdecls, True)
+    body += ["}", "int main(int argc, char **) { if (argc > 1000) calls(); return 0; }"]
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "calls.cpp")
+        with open(path, "w") as f:
+            f.write(HEADERS + "#include <complex>\n" + "\n".join(body) + "\n")
+        cmd = [a.cxx, "-std=c++11", "-Wall", "-Wextra", "-Werror", "-Wno-deprecated-declarations"] + \
+            ["-I" + i for i in a.incs] + [path, a.lib, "-o", os.path.join(d, "calls")]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode:
+        fails += 1
+        print("FAIL the C++ program calling the complex routines does not build:\n%s" % p.stdout[:4000])
+    else:
+        print("ok: a C++ program calls all %d complex routines with std::complex pointers%s, and links"
+              % (len(cdecls), " and with float/double _Complex pointers" if c99 else
+                 " (this compiler has no C99 complex types in C++)"))
     return 1 if fails else 0
 
 

@@ -1,13 +1,16 @@
 // cxx_complex.cpp -- every complex routine of shmem.h called from C++ with
-// std::complex<float> / std::complex<double>: the team reductions (sum,
-// prod), the scans (sum_inscan, sum_exscan) and the deprecated active-set
-// forms (sum_to_all, prod_to_all), on SHMEM_TEAM_WORLD and every PE.
+// std::complex<float> / std::complex<double> and, with GCC and Clang, with
+// C99's float _Complex / double _Complex (the header's inline overloads):
+// the team reductions (sum, prod), the scans (sum_inscan, sum_exscan) and
+// the deprecated active-set forms (sum_to_all, prod_to_all), on
+// SHMEM_TEAM_WORLD and every PE, each called by name as a program would.
 // The values are small Gaussian integers, so every product and sum is
 // exact in any order and is compared with ==.
 #include <shmem.h>
 
 #include <complex>
 #include <cstdio>
+#include <cstring>
 
 #define CX_CHECK(cond, ...)                                                                        \
     do {                                                                                           \
@@ -29,41 +32,73 @@ template <typename R> std::complex<R> value(int p, int i)
     return std::complex<R>(R(1 + p % 2), R(i % 3));
 }
 
-template <typename R> struct Routines {
+// C is the element type a program holds: std::complex<R> or R _Complex.
+template <typename R, typename C> struct Routines {
     const char *name;
-    int (*sum)(shmem_team_t, std::complex<R> *, const std::complex<R> *, size_t);
-    int (*prod)(shmem_team_t, std::complex<R> *, const std::complex<R> *, size_t);
-    int (*inscan)(shmem_team_t, std::complex<R> *, const std::complex<R> *, size_t);
-    int (*exscan)(shmem_team_t, std::complex<R> *, const std::complex<R> *, size_t);
-    void (*sum_to_all)(std::complex<R> *, const std::complex<R> *, int, int, int, int,
-                       std::complex<R> *, long *);
-    void (*prod_to_all)(std::complex<R> *, const std::complex<R> *, int, int, int, int,
-                        std::complex<R> *, long *);
+    int (*sum)(shmem_team_t, C *, const C *, size_t);
+    int (*prod)(shmem_team_t, C *, const C *, size_t);
+    int (*inscan)(shmem_team_t, C *, const C *, size_t);
+    int (*exscan)(shmem_team_t, C *, const C *, size_t);
+    void (*sum_to_all)(C *, const C *, int, int, int, int, C *, long *);
+    void (*prod_to_all)(C *, const C *, int, int, int, int, C *, long *);
 };
 
-template <typename R> void run(const Routines<R> &f, long *psync)
+// Lambdas that call each routine by name with C pointers, so overload
+// resolution picks the routine as in a program (a function pointer alone
+// would select the overload by its type instead).
+#define CX_TEAM(C, call)                                                                           \
+    [](shmem_team_t t, C *d, const C *s, size_t n) { return call(t, d, s, n); }
+#define CX_ASET(C, call)                                                                           \
+    [](C *d, const C *s, int n, int st, int ls, int sz, C *w, long *ps) {                          \
+        call(d, s, n, st, ls, sz, w, ps);                                                          \
+    }
+#define ROUTINES(R, C, TN, label)                                                                  \
+    Routines<R, C>                                                                                 \
+    {                                                                                              \
+        label, CX_TEAM(C, shmem_##TN##_sum_reduce), CX_TEAM(C, shmem_##TN##_prod_reduce),          \
+            CX_TEAM(C, shmem_##TN##_sum_inscan), CX_TEAM(C, shmem_##TN##_sum_exscan),              \
+            CX_ASET(C, shmem_##TN##_sum_to_all), CX_ASET(C, shmem_##TN##_prod_to_all)              \
+    }
+
+// Values go in and out of C through std::complex: the two have one layout
+// (the premise of the overloads), which the static_assert in run checks.
+template <typename R, typename C> C to_c(std::complex<R> v)
 {
-    typedef std::complex<R> C;
+    C c;
+    std::memcpy(static_cast<void *>(&c), &v, sizeof c);
+    return c;
+}
+template <typename R, typename C> std::complex<R> from_c(const C &c)
+{
+    std::complex<R> v;
+    std::memcpy(static_cast<void *>(&v), &c, sizeof v);
+    return v;
+}
+
+template <typename R, typename C> void run(const Routines<R, C> &f, long *psync)
+{
+    static_assert(sizeof(C) == sizeof(std::complex<R>), "complex layouts differ");
     int me = shmem_my_pe(), npes = shmem_n_pes();
     C *src = static_cast<C *>(shmem_malloc(N * sizeof(C)));
     C *dst = static_cast<C *>(shmem_malloc(N * sizeof(C)));
     C *wrk = static_cast<C *>(shmem_malloc(SHMEM_REDUCE_MIN_WRKDATA_SIZE * sizeof(C)));
     CX_CHECK(src && dst && wrk, "%s: shmem_malloc failed", f.name);
     for (int i = 0; i < N; i++)
-        src[i] = value<R>(me, i);
+        src[i] = to_c<R, C>(value<R>(me, i));
 
     // Expected: folds over PEs 0..upto-1 (a sum from 0, a product from 1).
+    typedef std::complex<R> X;
     struct Fold {
-        static C sum(int upto, int i)
+        static X sum(int upto, int i)
         {
-            C s(0, 0);
+            X s(0, 0);
             for (int p = 0; p < upto; p++)
                 s += value<R>(p, i);
             return s;
         }
-        static C prod(int upto, int i)
+        static X prod(int upto, int i)
         {
-            C s(1, 0);
+            X s(1, 0);
             for (int p = 0; p < upto; p++)
                 s *= value<R>(p, i);
             return s;
@@ -76,7 +111,7 @@ template <typename R> void run(const Routines<R> &f, long *psync)
                  {"sum_exscan", 3}, {"sum_to_all", 4},  {"prod_to_all", 5}};
     for (const Case &c : cases) {
         for (int i = 0; i < N; i++)
-            dst[i] = C(-7, -7);
+            dst[i] = to_c<R, C>(X(-7, -7));
         shmem_barrier_all();
         int rc = 0;
         switch (c.kind) {
@@ -89,7 +124,7 @@ template <typename R> void run(const Routines<R> &f, long *psync)
         }
         CX_CHECK(rc == 0, "shmem_%s_%s returned %d", f.name, c.op, rc);
         for (int i = 0; i < N; i++) {
-            C e;
+            X e, got = from_c<R, C>(dst[i]);
             switch (c.kind) {
             case 1:
             case 5: e = Fold::prod(npes, i); break;
@@ -97,9 +132,8 @@ template <typename R> void run(const Routines<R> &f, long *psync)
             case 3: e = Fold::sum(me, i); break;
             default: e = Fold::sum(npes, i); break;
             }
-            CX_CHECK(dst[i] == e, "shmem_%s_%s [%d] = (%g, %g), expected (%g, %g)", f.name, c.op, i,
-                     double(dst[i].real()), double(dst[i].imag()), double(e.real()),
-                     double(e.imag()));
+            CX_CHECK(got == e, "shmem_%s_%s [%d] = (%g, %g), expected (%g, %g)", f.name, c.op, i,
+                     double(got.real()), double(got.imag()), double(e.real()), double(e.imag()));
         }
         // The active-set forms reuse psync: every PE must be done with it.
         shmem_barrier_all();
@@ -119,26 +153,21 @@ int main()
     for (long &s : psync)
         s = SHMEM_SYNC_VALUE;
     shmem_barrier_all();
-    Routines<float> cf = {"complexf",
-                          shmem_complexf_sum_reduce,
-                          shmem_complexf_prod_reduce,
-                          shmem_complexf_sum_inscan,
-                          shmem_complexf_sum_exscan,
-                          shmem_complexf_sum_to_all,
-                          shmem_complexf_prod_to_all};
-    Routines<double> cd = {"complexd",
-                           shmem_complexd_sum_reduce,
-                           shmem_complexd_prod_reduce,
-                           shmem_complexd_sum_inscan,
-                           shmem_complexd_sum_exscan,
-                           shmem_complexd_sum_to_all,
-                           shmem_complexd_prod_to_all};
-    run(cf, psync);
-    run(cd, psync);
+    int nsets = 2;
+    run(ROUTINES(float, std::complex<float>, complexf, "complexf (std::complex<float>)"), psync);
+    run(ROUTINES(double, std::complex<double>, complexd, "complexd (std::complex<double>)"), psync);
+#if defined(PSHM_HAVE_C99_COMPLEX_CXX)
+    __extension__ typedef float _Complex c99f;
+    __extension__ typedef double _Complex c99d;
+    run(ROUTINES(float, c99f, complexf, "complexf (float _Complex)"), psync);
+    run(ROUTINES(double, c99d, complexd, "complexd (double _Complex)"), psync);
+    nsets += 2;
+#endif
     shmem_barrier_all();
     if (shmem_my_pe() == 0)
-        std::printf("cxx_complex: OK on %d PEs: 12 complex reductions and scans from C++\n",
-                    shmem_n_pes());
+        std::printf("cxx_complex: OK on %d PEs: the 12 complex reductions and scans from C++, "
+                    "with %d element types\n",
+                    shmem_n_pes(), nsets);
     shmem_finalize();
     return 0;
 }

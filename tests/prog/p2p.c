@@ -2,9 +2,12 @@
  * Point-to-point synchronization: wait_until, test and the _all/_any/_some
  * (+_vector) forms for every type (generated p2p_types.c), satisfied by a
  * neighbour's puts and AMOs or already satisfied, status masks and empty
- * sets; and the deprecated waits.
+ * sets; the deprecated waits; and the short and unsigned short sets of
+ * shmemx.h (typed names and the C11 generics).
  */
 #include "check.h"
+
+#include <shmemx.h>
 
 int p2p_types_run(void);
 
@@ -52,6 +55,74 @@ static void deprecated(void)
     shmem_barrier_all();
 }
 
+/* The sets of T (short or unsigned short, no AMOs): local tests and waits
+ * that already hold, then waits that a neighbour's puts satisfy.  BIG does
+ * not fit a signed short, so an unsigned compare shows in the results. */
+#define SHORT_SETS(N, T, BIG)                                                                      \
+    static T g_set_##N[8];                                                                         \
+    static void short_sets_##N(void)                                                               \
+    {                                                                                              \
+        T *w = g_set_##N;                                                                          \
+        int right = check_right();                                                                 \
+        static const int st0[4] = {1, 0, 0, 0};                                                    \
+        static const T va[4] = {1, 2, 3, 4}, vb[4] = {1, 2, 3, 5}, vd[4] = {1, 0, 3, 0};           \
+        size_t idx[4];                                                                             \
+        for (int i = 0; i < 4; i++)                                                                \
+            w[i] = (T)(i + 1); /* 1 2 3 4 */                                                       \
+        w[4] = w[5] = w[6] = w[7] = 0;                                                             \
+        CHECK(shmem_##N##_test_all(w, 4, NULL, SHMEM_CMP_GE, 1) == 1, #N " test_all GE 1");        \
+        CHECK(shmem_##N##_test_all(w, 4, NULL, SHMEM_CMP_GE, 2) == 0, #N " test_all GE 2");        \
+        CHECK(shmem_##N##_test_all(w, 4, st0, SHMEM_CMP_GE, 2) == 1, #N " test_all, 0 masked");    \
+        CHECK(shmem_##N##_test_any(w, 4, NULL, SHMEM_CMP_EQ, 3) == 2, #N " test_any EQ 3");        \
+        CHECK(shmem_##N##_test_any(w, 4, NULL, SHMEM_CMP_EQ, 9) == SIZE_MAX,                       \
+              #N " test_any EQ 9");                                                                \
+        size_t n = shmem_##N##_test_some(w, 4, idx, NULL, SHMEM_CMP_GE, 3);                        \
+        CHECK(n == 2 && idx[0] + idx[1] == 5 && (idx[0] == 2 || idx[0] == 3),                      \
+              #N " test_some GE 3 gave %zu indices", n);                                           \
+        CHECK(shmem_##N##_test_all_vector(w, 4, NULL, SHMEM_CMP_EQ, va) == 1,                      \
+              #N " test_all_vector");                                                              \
+        CHECK(shmem_##N##_test_all_vector(w, 4, NULL, SHMEM_CMP_EQ, vb) == 0,                      \
+              #N " test_all_vector, one differs");                                                 \
+        CHECK(shmem_##N##_test_any_vector(w, 4, NULL, SHMEM_CMP_GT, va) == SIZE_MAX,               \
+              #N " test_any_vector GT");                                                           \
+        n = shmem_##N##_test_some_vector(w, 4, idx, NULL, SHMEM_CMP_EQ, vd);                       \
+        CHECK(n == 2 && idx[0] + idx[1] == 2 && idx[0] != 1, #N " test_some_vector gave %zu", n);  \
+        shmem_##N##_wait_until_all(w, 4, NULL, SHMEM_CMP_LE, 4);                                   \
+        shmem_##N##_wait_until_all_vector(w, 4, NULL, SHMEM_CMP_EQ, va);                           \
+        n = shmem_##N##_wait_until_any(w, 4, st0, SHMEM_CMP_LT, 3);                                \
+        CHECK(n == 1, #N " wait_until_any LT 3, 0 masked, returned %zu", n);                       \
+        n = shmem_##N##_wait_until_any_vector(w, 4, NULL, SHMEM_CMP_EQ, vb);                       \
+        CHECK(n <= 2, #N " wait_until_any_vector returned %zu", n);                                \
+        n = shmem_##N##_wait_until_some(w, 4, idx, NULL, SHMEM_CMP_EQ, 4);                         \
+        CHECK(n == 1 && idx[0] == 3, #N " wait_until_some EQ 4 returned %zu", n);                  \
+        n = shmem_##N##_wait_until_some_vector(w, 4, idx, NULL, SHMEM_CMP_NE, vd);                 \
+        CHECK(n == 2 && idx[0] + idx[1] == 4, #N " wait_until_some_vector returned %zu", n);       \
+        /* the C11 generics of shmemx.h choose these routines */                                   \
+        CHECK(shmem_test_any(w, 4, NULL, SHMEM_CMP_EQ, (T)4) == 3, #N " generic test_any");        \
+        CHECK(shmem_test_all_vector(w, 4, NULL, SHMEM_CMP_EQ, va) == 1,                            \
+              #N " generic test_all_vector");                                                      \
+        w[1] = (T)(BIG);                                                                           \
+        n = shmem_##N##_test_any(w, 4, NULL, SHMEM_CMP_GT, 100);                                   \
+        CHECK(n == ((T)(BIG) > 100 ? (size_t)1 : SIZE_MAX),                                        \
+              #N " test_any GT 100 with element 1 = %d returned %zu", (int)w[1], n);               \
+        shmem_barrier_all();                                                                       \
+        /* w[4..7] from the left neighbour: two words for _all, then one for _any */               \
+        shmem_##N##_p(&w[5], 7, right);                                                            \
+        shmem_##N##_p(&w[4], 6, right);                                                            \
+        shmem_fence();                                                                             \
+        shmem_##N##_p(&w[7], (T)(BIG), right);                                                     \
+        shmem_quiet();                                                                             \
+        shmem_wait_until_all(&w[4], 2, NULL, SHMEM_CMP_NE, (T)0);                                  \
+        CHECK(w[4] == 6 && w[5] == 7, #N " wait_until_all (generic) returned with %d %d",          \
+              (int)w[4], (int)w[5]);                                                               \
+        n = shmem_wait_until_any(&w[6], 2, NULL, SHMEM_CMP_EQ, (T)(BIG));                          \
+        CHECK(n == 1 && w[7] == (T)(BIG), #N " wait_until_any (generic) returned %zu", n);         \
+        shmem_barrier_all();                                                                       \
+    }
+
+SHORT_SETS(short, short, -5)
+SHORT_SETS(ushort, unsigned short, 60000)
+
 int main(void)
 {
     shmem_init();
@@ -60,6 +131,9 @@ int main(void)
     CHECK(n == 12, "the point-to-point table has %d types, the standard 12", n);
     check_stage("deprecated waits");
     deprecated();
+    check_stage("short sets");
+    short_sets_short();
+    short_sets_ushort();
     check_summary("p2p");
     shmem_finalize();
     return 0;

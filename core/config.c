@@ -199,6 +199,14 @@ int pshm_config_load(char *err, size_t errlen)
                  s);
         return -1;
     }
+    /* An empty heap would start and fail every shmem_malloc: say so now. */
+    if (c.symmetric_size == 0) {
+        snprintf(err, errlen,
+                 "SHMEM_SYMMETRIC_SIZE='%s' is an empty heap; use a size from 1 byte to 64T, e.g. "
+                 "512M",
+                 s);
+        return -1;
+    }
     if (c.symmetric_size > PSHM_MAX_HEAP_SIZE) {
         snprintf(err, errlen, "SHMEM_SYMMETRIC_SIZE='%s' is too large; at most 64T per PE", s);
         return -1;

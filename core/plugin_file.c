@@ -1,6 +1,6 @@
-/* The ELF header check of a plugin file that dlopen refused.  dlerror()'s
- * text says why, but in words that differ between C libraries; the file's
- * own header tells damage apart from a missing dependency reliably. */
+/* The ELF header check of a plugin file, before dlopen: dlerror()'s text
+ * differs between C libraries, and a file cut short inside a segment
+ * kills the process in dlopen (SIGBUS) instead of failing it. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>

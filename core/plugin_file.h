@@ -1,7 +1,7 @@
-/* Whether a plugin file that dlopen refused is damaged (not a shared
- * object this process could ever load: empty, not ELF, for another
- * machine, cut short) rather than short of a library or symbol that
- * another machine may have.  The registry makes the first an error. */
+/* Whether a plugin file is damaged: not a shared object this process could
+ * ever load (empty, not ELF, for another machine, cut short), as opposed
+ * to one short of a library or symbol that another machine may have.
+ * The registry checks before dlopen and makes damage an error. */
 #ifndef PSHM_PLUGIN_FILE_H
 #define PSHM_PLUGIN_FILE_H
 

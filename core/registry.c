@@ -64,18 +64,20 @@ int pshm_registry_load(struct pshm_plugin *p)
      * SIGSEGV handler that prints a backtrace and then blocks: a PE that
      * crashes would hang the job instead of dying. */
     setenv("IPATH_NO_BACKTRACE", "1", 0);
+    /* Checked before dlopen, which maps a file cut short beyond its end
+     * and dies of SIGBUS touching it. */
+    char what[300];
+    if (pshm_plugin_file_check(p->path, what, sizeof what)) {
+        p->broken = 1;
+        snprintf(p->why, sizeof p->why, "damaged: %s", what);
+        return rejected(p);
+    }
     dlerror();
     p->dl = dlopen(p->path,
                    RTLD_NOW | RTLD_LOCAL | (PSHM_PLUGINS_STAY_LOADED ? RTLD_NODELETE : 0));
     if (!p->dl) {
         const char *e = dlerror();
-        char what[300];
-        if (pshm_plugin_file_check(p->path, what, sizeof what)) {
-            p->broken = 1;
-            snprintf(p->why, sizeof p->why, "damaged: %s", what);
-        } else {
-            snprintf(p->why, sizeof p->why, "cannot load: %s", e ? e : "unknown dlopen error");
-        }
+        snprintf(p->why, sizeof p->why, "cannot load: %s", e ? e : "unknown dlopen error");
         return rejected(p);
     }
     const pshm_transport_desc *d = dlsym(p->dl, PSHM_TRANSPORT_SYMBOL);

@@ -1346,7 +1346,7 @@ static const pshm_setting settings[] = {
     {"SHMEM_OFI_PROVIDER", PSHM_SETTING_STRING, "(FI_PROVIDER, else libfabric's first)", NULL,
      "ofi transport: libfabric provider, e.g. shm, tcp;ofi_rxm, udp;ofi_rxd"},
     {"SHMEM_OFI_DOMAIN", PSHM_SETTING_STRING, "(provider's first)", NULL,
-     "ofi transport: libfabric domain (NIC), e.g. eth0"},
+     "ofi transport: libfabric domain (NIC), e.g. eth0; one that no provider offers is an error"},
     {"SHMEM_PROGRESS_THREAD", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
      "ofi transport: progress thread serving peers while the program computes (auto: on for "
      "providers with manual progress; 1 or 0)"},

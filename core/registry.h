@@ -31,7 +31,8 @@ struct pshm_plugin {
     int usable;   /* query() succeeded */
     int priority; /* query()'s answer */
     char why[512]; /* why it cannot be loaded or used */
-    char *hides;   /* the first file of the same name later in the search, or NULL */
+    char *hides;   /* the first file of its name later in the search, or NULL; freed by
+                    * pshm_registry_release, keep's too (a copy must not use it) */
     /* Set at load: the file is damaged, or it cannot be loaded and hides
      * another of its name.  Such a plugin is an error wherever it would
      * have been chosen, never passed over for the next transport. */

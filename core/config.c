@@ -16,14 +16,16 @@ struct pshm_config pshm_cfg;
  * (the README's is checked against `shmem_info --markdown`). */
 const pshm_setting pshm_core_settings[] = {
     {"SHMEM_SYMMETRIC_SIZE", PSHM_SETTING_SIZE, "256M", NULL,
-     "symmetric heap size per PE: bytes, or a number with K, M, G or T (powers of 1024)"},
+     "symmetric heap size per PE, 1 byte to 64T: bytes, or a number with K, M, G or T (powers of "
+     "1024)"},
     {"SHMEM_TRANSPORT", PSHM_SETTING_STRING, "(highest priority usable)", NULL,
      "transport preference list, e.g. ofi,shm; see shmem_info for those installed"},
     {"SHMEM_BOOTSTRAP", PSHM_SETTING_CHOICE, "auto", "auto|pmix|pmi|singleton",
      "how PEs find each other: auto (the launcher's PMIx, else its PMI, else a single PE), pmix, "
      "pmi or singleton"},
     {"SHMEM_TRANSPORT_PATH", PSHM_SETTING_STRING, "(none)", NULL,
-     "extra ':'-separated folders searched for transport-NAME.so before the install's own"},
+     "extra ':'-separated folders searched for transport-NAME.so before the install's own (one "
+     "that cannot be opened: a warning on PE 0)"},
     {"SHMEM_BYPASS", PSHM_SETTING_BOOL, "1", NULL,
      "on-node PEs by load/store into mapped memory (0: all traffic via the transport)"},
     {"SHMEM_GLOBALS", PSHM_SETTING_CHOICE, "map", "map|cma",
@@ -196,6 +198,14 @@ int pshm_config_load(char *err, size_t errlen)
         snprintf(err, errlen,
                  "SHMEM_SYMMETRIC_SIZE='%s' is not a size; use bytes or a number with K, M, G or T "
                  "(powers of 1024), e.g. 512M",
+                 s);
+        return -1;
+    }
+    /* An empty heap would start and fail every shmem_malloc: say so now. */
+    if (c.symmetric_size == 0) {
+        snprintf(err, errlen,
+                 "SHMEM_SYMMETRIC_SIZE='%s' is an empty heap; use a size from 1 byte to 64T, e.g. "
+                 "512M",
                  s);
         return -1;
     }

@@ -63,6 +63,8 @@ PSHM_API void pshmemx_info_print(FILE *out)
                               .debug = cfg_ok ? pshm_cfg.debug : 0};
     pshm_registry_query(&reg, &svc);
     fprintf(out, "Transports (searched %s):\n", pshm_registry_dirs());
+    if (*pshm_registry_missing())
+        fprintf(out, "  warning: SHMEM_TRANSPORT_PATH: cannot open %s\n", pshm_registry_missing());
     for (int i = 0; i < reg.n; i++) {
         struct pshm_plugin *p = &reg.p[i];
         fprintf(out, "  %-6s %s\n", p->name, p->path);

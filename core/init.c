@@ -196,6 +196,12 @@ static int select_transport(int fatal)
     struct pshm_registry reg;
     char err[2048];
     pshm_registry_scan(&reg, pshm_cfg.transport_path);
+    /* Not an error: the install's own folder may still hold the transport
+     * wanted, but the user should know the path did not count. */
+    if (pshm_boot.rank == 0 && *pshm_registry_missing())
+        pshm_error("warning: SHMEM_TRANSPORT_PATH='%s': cannot open %s; searching the other "
+                   "folders only",
+                   pshm_cfg.transport_path, pshm_registry_missing());
     if (pshm_cfg.transport)
         pshm_registry_query_list(&reg, &svc, pshm_cfg.transport);
     else
@@ -204,6 +210,15 @@ static int select_transport(int fatal)
     if (!p) {
         pshm_registry_release(&reg, NULL);
         return pshm_config_fail(pshm_boot.rank, err, fatal);
+    }
+    if (pshm_boot.rank == 0) {
+        /* Another transport's setting is no error (one environment may
+         * serve jobs on several), but it must not pass unnoticed. */
+        char unread[1024];
+        pshm_registry_unread_settings(&reg, p, unread, sizeof unread);
+        if (*unread)
+            pshm_error("warning: transport '%s' is in use, which does not read %s", p->name,
+                       unread);
     }
     plugin = *p;
     pshm_registry_release(&reg, p);

@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -8,12 +9,14 @@
 #include <sys/stat.h>
 
 #include "abi.h"
+#include "plugin_file.h"
 #include "registry.h"
 
 #define PLUGIN_PREFIX "transport-"
 #define PLUGIN_SUFFIX ".so"
 
 static char dirs_searched[4096];
+static char dirs_missing[4096];
 
 /* The folder holding the loaded core library, so that a relocated install
  * still finds its plugins. */
@@ -41,6 +44,18 @@ static struct pshm_plugin *find(struct pshm_registry *r, const char *name)
     return NULL;
 }
 
+/* A file put first in the search to replace another of its name was meant
+ * to be used: failing, it must not hand the job to another transport. */
+static int rejected(struct pshm_plugin *p)
+{
+    if (p->hides) {
+        p->broken = 1;
+        size_t u = strlen(p->why);
+        snprintf(p->why + u, sizeof p->why - u, "; it hides %s", p->hides);
+    }
+    return -1;
+}
+
 int pshm_registry_load(struct pshm_plugin *p)
 {
     if (p->desc || p->why[0])
@@ -49,13 +64,21 @@ int pshm_registry_load(struct pshm_plugin *p)
      * SIGSEGV handler that prints a backtrace and then blocks: a PE that
      * crashes would hang the job instead of dying. */
     setenv("IPATH_NO_BACKTRACE", "1", 0);
+    /* Checked before dlopen, which maps a file cut short beyond its end
+     * and dies of SIGBUS touching it. */
+    char what[300];
+    if (pshm_plugin_file_check(p->path, what, sizeof what)) {
+        p->broken = 1;
+        snprintf(p->why, sizeof p->why, "damaged: %s", what);
+        return rejected(p);
+    }
     dlerror();
     p->dl = dlopen(p->path,
                    RTLD_NOW | RTLD_LOCAL | (PSHM_PLUGINS_STAY_LOADED ? RTLD_NODELETE : 0));
     if (!p->dl) {
         const char *e = dlerror();
         snprintf(p->why, sizeof p->why, "cannot load: %s", e ? e : "unknown dlopen error");
-        return -1;
+        return rejected(p);
     }
     const pshm_transport_desc *d = dlsym(p->dl, PSHM_TRANSPORT_SYMBOL);
     if (!d)
@@ -71,16 +94,21 @@ int pshm_registry_load(struct pshm_plugin *p)
     }
     dlclose(p->dl);
     p->dl = NULL;
-    return -1;
+    return rejected(p);
 }
 
-static void scan_dir(struct pshm_registry *r, const char *dir)
+static void scan_dir(struct pshm_registry *r, const char *dir, int from_user)
 {
     size_t used = strlen(dirs_searched);
     snprintf(dirs_searched + used, sizeof dirs_searched - used, "%s%s", used ? ":" : "", dir);
     DIR *d = opendir(dir);
-    if (!d)
+    if (!d) {
+        used = strlen(dirs_missing);
+        if (from_user)
+            snprintf(dirs_missing + used, sizeof dirs_missing - used, "%s%s (%s)",
+                     used ? ", " : "", dir, strerror(errno));
         return;
+    }
     struct dirent *e;
     char **names = NULL;
     size_t nn = 0;
@@ -109,7 +137,13 @@ static void scan_dir(struct pshm_registry *r, const char *dir)
         size_t l = strlen(f), pl = strlen(PLUGIN_PREFIX), sl = strlen(PLUGIN_SUFFIX);
         char name[256];
         snprintf(name, sizeof name, "%.*s", (int)(l - pl - sl), f + pl);
-        if (!find(r, name)) {
+        struct pshm_plugin *first = find(r, name);
+        if (first && !first->hides) {
+            size_t plen = strlen(dir) + l + 2;
+            if ((first->hides = malloc(plen)))
+                snprintf(first->hides, plen, "%s/%s", dir, f);
+        }
+        if (!first) {
             struct pshm_plugin *np = realloc(r->p, (size_t)(r->n + 1) * sizeof *np);
             if (np) {
                 r->p = np;
@@ -131,10 +165,11 @@ int pshm_registry_scan(struct pshm_registry *r, const char *extra_path)
     r->p = NULL;
     r->n = 0;
     dirs_searched[0] = '\0';
+    dirs_missing[0] = '\0';
     if (extra_path && *extra_path) {
         char *copy = strdup(extra_path), *save = NULL;
         for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
-            scan_dir(r, d);
+            scan_dir(r, d, 1);
         free(copy);
     }
     char libdir[PATH_MAX], dir[PATH_MAX + 64];
@@ -142,7 +177,7 @@ int pshm_registry_scan(struct pshm_registry *r, const char *extra_path)
         snprintf(dir, sizeof dir, "%s/plugshmem", libdir);
         struct stat st;
         if (stat(dir, &st) == 0) {
-            scan_dir(r, dir);
+            scan_dir(r, dir, 0);
         } else {
             /* The build tree: the core library sits at the top of it and
              * each plugin in transports/NAME/. */
@@ -150,9 +185,31 @@ int pshm_registry_scan(struct pshm_registry *r, const char *extra_path)
             for (size_t i = 0; i < sizeof builtin / sizeof *builtin; i++) {
                 snprintf(dir, sizeof dir, "%s/transports/%s", libdir, builtin[i]);
                 if (stat(dir, &st) == 0)
-                    scan_dir(r, dir);
+                    scan_dir(r, dir, 0);
             }
         }
+    }
+    return 0;
+}
+
+/* The most query() could answer, known without querying (INT_MAX: unknown). */
+static int ceiling(struct pshm_plugin *p, const pshm_core_services *svc)
+{
+    pshm_registry_load(p);
+    if (!p->desc)
+        return p->ceiling = -1; /* cannot load: its why says so */
+    if (!p->desc->max_priority)
+        return p->ceiling = INT_MAX;
+    return p->ceiling = p->desc->max_priority(svc);
+}
+
+/* Whether p's refusal starts with NAME=' of one of its own settings. */
+static int names_own_setting(const struct pshm_plugin *p)
+{
+    for (const pshm_setting *s = p->desc->settings; s && s->name; s++) {
+        size_t n = strlen(s->name);
+        if (strncmp(p->why, s->name, n) == 0 && strncmp(p->why + n, "='", 2) == 0)
+            return 1;
     }
     return 0;
 }
@@ -163,7 +220,7 @@ static void query_one(struct pshm_plugin *p, const pshm_core_services *svc)
     if (p->queried)
         return;
     p->queried = 1;
-    pshm_registry_load(p);
+    ceiling(p, svc);
     if (!p->desc)
         return;
     p->why[0] = '\0';
@@ -171,23 +228,13 @@ static void query_one(struct pshm_plugin *p, const pshm_core_services *svc)
     p->usable = p->priority >= 0;
     if (!p->usable && !p->why[0])
         snprintf(p->why, sizeof p->why, "not usable here");
+    p->misset = !p->usable && names_own_setting(p);
 }
 
 void pshm_registry_query(struct pshm_registry *r, const pshm_core_services *svc)
 {
     for (int i = 0; i < r->n; i++)
         query_one(&r->p[i], svc);
-}
-
-/* The most query() could answer, known without querying (INT_MAX: unknown). */
-static int ceiling(struct pshm_plugin *p, const pshm_core_services *svc)
-{
-    pshm_registry_load(p);
-    if (!p->desc)
-        return -1; /* cannot load: its why says so */
-    if (!p->desc->max_priority)
-        return INT_MAX;
-    return p->desc->max_priority(svc);
 }
 
 void pshm_registry_query_best(struct pshm_registry *r, const pshm_core_services *svc)
@@ -240,8 +287,8 @@ void pshm_registry_query_list(struct pshm_registry *r, const pshm_core_services 
         struct pshm_plugin *p = find(r, n);
         if (p) {
             query_one(p, svc);
-            if (p->usable)
-                break; /* the first usable one wins: no need to load the rest */
+            if (p->usable || p->broken || p->misset)
+                break; /* it decides: no need to load the rest */
         }
     }
     free(copy);
@@ -273,6 +320,19 @@ struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pr
                 free(copy);
                 return p;
             }
+            if (p && p->misset) {
+                snprintf(err, errlen, "SHMEM_TRANSPORT='%s': transport '%s' refused: %s", pref,
+                         p->name, p->why);
+                free(copy);
+                return NULL;
+            }
+            if (p && p->broken) {
+                snprintf(err, errlen, "SHMEM_TRANSPORT='%s': transport '%s' (%s) cannot be used: %s; repair or "
+                         "remove the file",
+                         pref, p->name, p->path, p->why);
+                free(copy);
+                return NULL;
+            }
             if (ru < sizeof reasons)
                 ru += (size_t)snprintf(reasons + ru, sizeof reasons - ru, "%s%s: %s",
                                        ru ? "; " : "", n,
@@ -290,8 +350,23 @@ struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pr
     }
     struct pshm_plugin *best = NULL;
     for (int i = 0; i < r->n; i++)
+        if (r->p[i].broken) {
+            snprintf(err, errlen, "transport '%s' (%s) cannot be used: %.600s; it might have been chosen: "
+                     "repair or remove the file, or name the transport with SHMEM_TRANSPORT "
+                     "(installed: %.900s)",
+                     r->p[i].name, r->p[i].path, r->p[i].why, installed);
+            return NULL;
+        }
+    for (int i = 0; i < r->n; i++)
         if (r->p[i].usable && (!best || r->p[i].priority > best->priority))
             best = &r->p[i];
+    /* Queried and refused for a setting, it could have beaten the choice
+     * (query_best asks only those that can): the setting decides. */
+    for (int i = 0; i < r->n; i++)
+        if (r->p[i].misset && (!best || r->p[i].ceiling > best->priority)) {
+            snprintf(err, errlen, "transport '%s' refused: %.900s", r->p[i].name, r->p[i].why);
+            return NULL;
+        }
     if (!best)
         snprintf(err, errlen, "no usable transport; installed: %s", installed);
     return best;
@@ -307,6 +382,8 @@ void pshm_registry_release(struct pshm_registry *r, struct pshm_plugin *keep)
             free(p->name);
             free(p->path);
         }
+        free(p->hides);
+        p->hides = NULL;
     }
     free(r->p);
     r->p = NULL;
@@ -314,3 +391,40 @@ void pshm_registry_release(struct pshm_registry *r, struct pshm_plugin *keep)
 }
 
 const char *pshm_registry_dirs(void) { return dirs_searched; }
+
+const char *pshm_registry_missing(void) { return dirs_missing; }
+
+static int reads(const pshm_setting *t, const char *name)
+{
+    for (; t && t->name; t++)
+        if (strcmp(t->name, name) == 0)
+            return 1;
+    return 0;
+}
+
+void pshm_registry_unread_settings(const struct pshm_registry *r, const struct pshm_plugin *chosen,
+                                   char *out, size_t len)
+{
+    size_t u = 0;
+    out[0] = '\0';
+    for (int i = 0; i < r->n; i++) {
+        const struct pshm_plugin *p = &r->p[i];
+        if (p == chosen || !p->desc)
+            continue;
+        for (const pshm_setting *s = p->desc->settings; s && s->name; s++) {
+            const char *v = getenv(s->name);
+            int seen = 0;
+            /* Once per variable: the first plugin listing it names it. */
+            for (int k = 0; k < i && !seen; k++)
+                seen = &r->p[k] != chosen && r->p[k].desc && reads(r->p[k].desc->settings, s->name);
+            if (!v || seen || (chosen && chosen->desc && reads(chosen->desc->settings, s->name)))
+                continue;
+            u += (size_t)snprintf(out + u, u < len ? len - u : 0, "%s%s='%s' (transport %s", u ? ", " : "",
+                                  s->name, v, p->name);
+            for (int k = i + 1; k < r->n; k++)
+                if (&r->p[k] != chosen && r->p[k].desc && reads(r->p[k].desc->settings, s->name))
+                    u += (size_t)snprintf(out + u, u < len ? len - u : 0, ", %s", r->p[k].name);
+            u += (size_t)snprintf(out + u, u < len ? len - u : 0, ")");
+        }
+    }
+}

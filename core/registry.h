@@ -31,6 +31,14 @@ struct pshm_plugin {
     int usable;   /* query() succeeded */
     int priority; /* query()'s answer */
     char why[512]; /* why it cannot be loaded or used */
+    char *hides;   /* the first file of its name later in the search, or NULL; freed by
+                    * pshm_registry_release, keep's too (a copy must not use it) */
+    /* Set at load: the file is damaged, or it cannot be loaded and hides
+     * another of its name.  Such a plugin is an error wherever it would
+     * have been chosen, never passed over for the next transport. */
+    int broken;
+    int misset;  /* query() refused because of one of its own settings (why says which) */
+    int ceiling; /* max_priority(), INT_MAX if unknown; set once loaded for selection */
 };
 
 struct pshm_registry {
@@ -56,7 +64,9 @@ void pshm_registry_query_best(struct pshm_registry *r, const pshm_core_services 
 void pshm_registry_query_list(struct pshm_registry *r, const pshm_core_services *svc,
                               const char *names);
 /* Picks a plugin: from the ordered list pref ("ofi,shm") if given, else the
- * usable one of highest priority.  Returns it, or NULL with one line in err. */
+ * usable one of highest priority.  Returns it, or NULL with one line in err.
+ * A broken plugin fails the selection when it comes first in pref before a
+ * usable one, and always without pref: its priority cannot be known. */
 struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pref, char *err,
                                          size_t errlen);
 /* Unloads every plugin except keep (may be NULL) and frees the list. */
@@ -65,5 +75,14 @@ void pshm_registry_release(struct pshm_registry *r, struct pshm_plugin *keep);
 int pshm_core_lib_dir(char *out, size_t len);
 /* Folders searched, in order, ':'-separated (for shmem_info). */
 const char *pshm_registry_dirs(void);
+/* Settings of the loaded plugins other than chosen that are set in the
+ * environment although chosen (and the core) does not read them: one
+ * "NAME='value' (transport a, b)" per variable, ", "-separated, into out
+ * ("" if none). */
+void pshm_registry_unread_settings(const struct pshm_registry *r, const struct pshm_plugin *chosen,
+                                   char *out, size_t len);
+/* The SHMEM_TRANSPORT_PATH folders of the last scan that could not be
+ * opened, ':'-separated ("" if none). */
+const char *pshm_registry_missing(void);
 
 #endif

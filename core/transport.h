@@ -316,7 +316,11 @@ typedef struct pshm_transport_desc {
     uint32_t flags; /* PSHM_DESC_* */
     /* Returns a priority >= 0 if usable here, or -1 with the reason in
      * why[0..whylen).  Must not start network resources: it is also called
-     * by shmem_info, and may be called again after fini(). */
+     * by shmem_info, and may be called again after fini().  A refusal
+     * caused by one of the plugin's own settings (a value that names
+     * nothing here) starts why with NAME='value': the core then ends the
+     * job wherever this transport would have been chosen, instead of
+     * passing over to the next one. */
     int (*query)(const pshm_core_services *svc, char *why, size_t whylen);
     /* Every PE calls it, collectively.  Returns 0 and the ops table (valid
      * until fini() returns), or nonzero having reported the error: the

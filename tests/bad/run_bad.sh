@@ -256,6 +256,7 @@ if have_oshrun; then
     for setting in "SHMEM_SYMMETRIC_SIZE=1.5G|K, M, G or T" \
                    "SHMEM_SYMMETRIC_SIZE=99999999999T|K, M, G or T" \
                    "SHMEM_SYMMETRIC_SIZE=-1|K, M, G or T" \
+                   "SHMEM_SYMMETRIC_SIZE=0|is an empty heap; use a size from 1 byte to 64T" \
                    "SHMEM_DEBUG=maybe|use 1 or 0" \
                    "SHMEM_INFO=2|use 1 or 0" \
                    "SHMEM_VERSION=sure|use 1 or 0" \
@@ -305,6 +306,81 @@ if have_oshrun; then
         expect_match err "transport 'dummy' .*failed to initialize"
     else
         CASE="fake plugins"; skip "$FAKE_PLUGINS/transport-broken.so not built"
+    fi
+
+    # A damaged plugin file (empty, random bytes, cut short) first on
+    # SHMEM_TRANSPORT_PATH, hiding the install's shm: an error wherever it
+    # would have been chosen, never a silent run on another transport.
+    DMG=$TMP/damaged
+    mkdir -p "$DMG"
+    for kind in empty noise cut; do
+        case $kind in
+        empty) : >"$DMG/transport-shm.so"; what="damaged: empty file" ;;
+        noise) head -c 8192 /dev/urandom | tr '\177' x >"$DMG/transport-shm.so"; what="damaged: not an ELF file" ;;
+        cut) head -c 4096 "$BUILD/transports/shm/transport-shm.so" >"$DMG/transport-shm.so"
+             what="damaged: cut short (4096 bytes)" ;;
+        esac
+        ENVS=(SHMEM_TRANSPORT_PATH="$DMG")
+        run "damaged transport-shm.so ($kind) np=2" 2 "$P/bad_hello"
+        expect_status 1
+        expect_once err "transport 'shm' ($DMG/transport-shm.so) cannot be used: $what"
+        expect_line err "transport 'shm' ($DMG/transport-shm.so)" \
+            "it hides $BUILD/transports/shm/transport-shm.so" "name the transport with SHMEM_TRANSPORT"
+        expect_none out "hello from PE"
+    done
+    ENVS=(SHMEM_TRANSPORT_PATH="$DMG" SHMEM_TRANSPORT=shm,ofi)
+    run "damaged transport-shm.so, SHMEM_TRANSPORT=shm,ofi np=2" 2 "$P/bad_hello"
+    expect_status 1
+    expect_once err "SHMEM_TRANSPORT='shm,ofi': transport 'shm' ($DMG/transport-shm.so) cannot be used: damaged: cut short"
+    expect_none out "hello from PE"
+    if [ -e "$BUILD/transports/ofi/transport-ofi.so" ]; then
+        # Not chosen: no matter.
+        ENVS=(SHMEM_TRANSPORT_PATH="$DMG" SHMEM_TRANSPORT=ofi "FI_PROVIDER=tcp;ofi_rxm")
+        run "damaged transport-shm.so, SHMEM_TRANSPORT=ofi np=2" 2 "$P/bad_hello"
+        expect_status 0
+        expect_count out 2 ": ok"
+    fi
+    CASE="shmem_info with a damaged transport-shm.so"
+    SHMEM_TRANSPORT_PATH=$DMG timeout 10 "$SHMEM_INFO_BIN" >"$TMP/out" 2>"$TMP/err"
+    status=$?
+    expect_status 0
+    expect_match out "^  shm +$DMG/transport-shm\.so$"
+    expect_match out "^ +damaged: cut short \(4096 bytes\).*; it hides "
+    expect_once out "Transport that would be selected: none: transport 'shm' ($DMG/transport-shm.so) cannot be used: damaged"
+    rm -rf "$DMG"
+
+    # A SHMEM_TRANSPORT_PATH folder that does not exist: a warning on PE 0.
+    ENVS=(SHMEM_TRANSPORT_PATH=/nonexistent)
+    run "SHMEM_TRANSPORT_PATH=/nonexistent np=2" 2 "$P/bad_hello"
+    expect_status 0
+    expect_count out 2 ": ok"
+    expect_once err "plugshmem (PE 0): warning: SHMEM_TRANSPORT_PATH='/nonexistent': cannot open /nonexistent (No such file or directory); searching the other folders only"
+    expect_count err 1 "SHMEM_TRANSPORT_PATH"
+
+    # An ofi domain that no provider has: one line with the domains there
+    # are, wherever ofi would have been chosen; a warning when it is not.
+    if [ -e "$BUILD/transports/ofi/transport-ofi.so" ]; then
+        for want in ofi ofi,shm; do # (run sets $t)
+            ENVS=(SHMEM_TRANSPORT=$want SHMEM_OFI_DOMAIN=nonexistent "FI_PROVIDER=tcp;ofi_rxm")
+            run "SHMEM_OFI_DOMAIN=nonexistent SHMEM_TRANSPORT=$want np=2" 2 "$P/bad_hello"
+            expect_status 1
+            expect_once err "SHMEM_TRANSPORT='$want': transport 'ofi' refused: SHMEM_OFI_DOMAIN='nonexistent' is not a domain of provider 'tcp;ofi_rxm'; use one of "
+            expect_line err "SHMEM_OFI_DOMAIN='nonexistent'" "lo"
+            expect_none out "hello from PE"
+        done
+        ENVS=(SHMEM_TRANSPORT=ofi SHMEM_OFI_DOMAIN=lo "FI_PROVIDER=tcp;ofi_rxm")
+        run "SHMEM_OFI_DOMAIN=lo over tcp np=2" 2 "$P/bad_hello"
+        expect_status 0
+        expect_count out 2 ": ok"
+        ENVS=(SHMEM_OFI_DOMAIN=nonexistent SHMEM_EMULATE_NODES=2)
+        run "SHMEM_OFI_DOMAIN=nonexistent, two emulated nodes np=2" 2 "$P/bad_hello"
+        expect_status 1
+        expect_once err "transport 'ofi' refused: SHMEM_OFI_DOMAIN='nonexistent' is not a domain of the providers offered; use one of "
+        ENVS=(SHMEM_OFI_DOMAIN=nonexistent)
+        run "SHMEM_OFI_DOMAIN=nonexistent on shm np=2" 2 "$P/bad_hello"
+        expect_status 0
+        expect_count out 2 ": ok"
+        expect_once err "plugshmem (PE 0): warning: transport 'shm' is in use, which does not read SHMEM_OFI_DOMAIN='nonexistent' (transport ofi)"
     fi
 
     # A transport's settings (its descriptor's table) are checked by the
@@ -389,11 +465,13 @@ if have_oshrun; then
     expect_status 0
     expect_count out 2 "shmem_malloc(2097152) = NULL"
     expect_none err "out of symmetric memory"
+    # An empty heap is refused at shmem_init (it used to run and fail every
+    # shmem_malloc), with or without SHMEM_DEBUG.
     ENVS=(SHMEM_DEBUG=1 SHMEM_SYMMETRIC_SIZE=0)
     run "empty heap SHMEM_SYMMETRIC_SIZE=0 np=2" 2 "$P/bad_exhaust" 1
-    expect_status 2 # the heap is empty: even the 64 bytes afterwards fail
-    expect_once err "shmem_malloc(1)"
-    expect_line err "shmem_malloc(1)" "0 bytes free" "raise SHMEM_SYMMETRIC_SIZE"
+    expect_status 1
+    expect_once err "SHMEM_SYMMETRIC_SIZE='0' is an empty heap; use a size from 1 byte to 64T, e.g. 512M"
+    expect_none err "shmem_malloc(1)"
 
     # A heap size so large that adding the library's internal area to it
     # overflows: a clean error, not a crash.

@@ -317,6 +317,52 @@ for sig in INT TERM HUP; do
     end
 done
 
+# ---- SIGKILL to oshrun: its temp dir is swept by the next oshrun -------------
+
+begin "SIGKILL to oshrun: the next oshrun sweeps its temp dir, and only that"
+: >"$OUT"
+OSHRUN_DEBUG=1 timeout 20 "$OSHRUN" -n 2 "$PROBE" sleep "$marker" \
+    >"$OUT" 2>"$ERR.raw" </dev/null &
+tpid=$!
+for ((i = 0; i < 300; i++)); do
+    [ "$(grep -c '^probe rank' "$OUT")" -ge 2 ] && break
+    sleep 0.05
+done
+opid=$(pgrep -P "$tpid" | head -1)
+[ -n "$opid" ] && kill -KILL "$opid" || bad "oshrun process not found"
+wait "$tpid"
+after_run
+# The PEs die with it (PR_SET_PDEATHSIG); its folder stays.
+for ((i = 0; i < 100; i++)); do pgrep -f -- "$marker" >/dev/null || break; sleep 0.05; done
+left=$(cd "$TMPDIR" && ls -d oshrun.* 2>/dev/null)
+[ "$left" = "$(cd "$TMPDIR" && ls -d "oshrun.$opid".?????? 2>/dev/null)" ] && [ -n "$left" ] ||
+    bad "expected one folder oshrun.$opid.XXXXXX after the SIGKILL, found: ${left:-nothing}"
+ls "$TMPDIR/$left" | grep -q . || bad "the killed oshrun's folder is empty (PMIx kept nothing there?)"
+# Folders no later oshrun may touch: a live oshrun's (this shell's pid), an
+# old-style name without a pid, a link, and another user's.
+sh -c 'exit 0' & dead=$!; wait $dead  # a pid that is gone
+mkdir "$TMPDIR/oshrun.$$.live01" "$TMPDIR/oshrun.abcdef" "$WORK/target"
+: >"$TMPDIR/oshrun.$$.live01/keep"
+: >"$WORK/target/keep"
+ln -s "$WORK/target" "$TMPDIR/oshrun.$dead.link01"
+keep="oshrun.$$.live01 oshrun.abcdef oshrun.$dead.link01"
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    mkdir "$TMPDIR/oshrun.$dead.other1"
+    chown nobody "$TMPDIR/oshrun.$dead.other1"
+    keep="$keep oshrun.$dead.other1"
+fi
+run -n 1 true "$marker"
+expect_rc 0
+[ ! -e "$TMPDIR/$left" ] || bad "$left not swept by the next oshrun"
+for k in $keep; do
+    [ -e "$TMPDIR/$k" ] || [ -L "$TMPDIR/$k" ] || bad "$k was removed"
+done
+[ -e "$TMPDIR/oshrun.$$.live01/keep" ] || bad "a live oshrun's folder was emptied"
+[ -e "$WORK/target/keep" ] || bad "the sweep followed a link"
+for k in $keep; do rm -rf "${TMPDIR:?}/$k"; done
+rm -rf "$WORK/target"
+end
+
 # ---- command line ----------------------------------------------------------
 
 begin "-n 0 is refused"

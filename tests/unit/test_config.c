@@ -301,12 +301,12 @@ static void test_load_values(void)
     CHECK(pshm_cfg.wait_spins == 1000);
     CHECK(pshm_cfg.wait_sleep_us == 250);
 
-    setenv("SHMEM_SYMMETRIC_SIZE", "0", 1);
+    setenv("SHMEM_SYMMETRIC_SIZE", "1", 1);
     setenv("SHMEM_GLOBALS", "map", 1);
     setenv("SHMEM_WAIT_SPINS", "0", 1);
     setenv("SHMEM_BYPASS", "on", 1);
     CHECK(pshm_config_load(err, sizeof err) == 0);
-    CHECK(pshm_cfg.symmetric_size == 0);
+    CHECK(pshm_cfg.symmetric_size == 1);
     CHECK(strcmp(pshm_cfg.globals, "map") == 0);
     CHECK(pshm_cfg.wait_spins == 0);
     CHECK(pshm_cfg.bypass == 1);
@@ -356,6 +356,9 @@ static void test_load_errors(void)
         LOAD_FAILS("SHMEM_SYMMETRIC_SIZE", sizes[i], "K, M, G or T");
         LOAD_FAILS("SHMEM_SYMMETRIC_SIZE", sizes[i], "e.g. 512M");
     }
+    /* An empty heap would start and fail every shmem_malloc. */
+    LOAD_FAILS("SHMEM_SYMMETRIC_SIZE", "0", "is an empty heap; use a size from 1 byte to 64T");
+    LOAD_FAILS("SHMEM_SYMMETRIC_SIZE", "0K", "from 1 byte to 64T");
     LOAD_FAILS("SHMEM_GLOBALS", "xyz", "map or cma");
     LOAD_FAILS("SHMEM_GLOBALS", "MAP", "map or cma");
     static const char *const bools[] = {"SHMEM_DEBUG", "SHMEM_INFO", "SHMEM_VERSION",

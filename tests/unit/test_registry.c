@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "registry.h"
@@ -468,6 +469,110 @@ static void test_query_best(void)
     pshm_registry_release(&r, NULL);
 }
 
+static void write_file(const char *dir, const char *name, const void *data, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    CHECKF(f != NULL, "cannot write %s", path);
+    if (f) {
+        CHECK(fwrite(data, 1, n, f) == n || n == 0);
+        fclose(f);
+    }
+}
+
+/* The first n bytes of a real plugin, or (cut) a whole header and less
+ * than its segments. */
+static size_t head_of(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(buf, 1, n, f) : 0;
+    if (f)
+        fclose(f);
+    return got;
+}
+
+/* A damaged file (empty, random bytes, cut short) is told apart from one
+ * short of a symbol, and is an error wherever it would have been chosen;
+ * so is any file that cannot load and hides another of its name. */
+static void test_damaged(void)
+{
+    char tmp[] = "/tmp/test_registry.XXXXXX", err[2048], buf[2048], path[4096];
+    CHECK(mkdtemp(tmp) != NULL);
+    write_file(tmp, "transport-dummy.so", "", 0); /* hides plugin_dir's */
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (char)(i * 131 + 7);
+    write_file(tmp, "transport-noise.so", buf, sizeof buf);
+    snprintf(path, sizeof path, "%s/transport-high.so", shadow_dir);
+    size_t n = head_of(path, buf, 1024);
+    CHECK(n == 1024);
+    write_file(tmp, "transport-cut.so", buf, n);
+
+    struct pshm_registry r;
+    char *dirs = join(tmp, plugin_dir);
+    char *all = join(dirs, shadow_dir);
+    scan(&r, all);
+    struct pshm_plugin *p;
+    if ((p = get(&r, "dummy"))) {
+        CHECK(p->broken && !p->usable);
+        CHECK_HAS(p->why, "damaged: empty file");
+        snprintf(path, sizeof path, "it hides %s/transport-dummy.so", plugin_dir);
+        CHECK_HAS(p->why, path);
+    }
+    if ((p = get(&r, "noise"))) {
+        CHECK(p->broken);
+        CHECK_HAS(p->why, "damaged: not an ELF file");
+    }
+    if ((p = get(&r, "cut"))) {
+        CHECK(p->broken);
+        CHECK_HAS(p->why, "damaged: cut short (1024 bytes)");
+    }
+    /* Short of a symbol, hiding nothing: not usable here, no more. */
+    if ((p = get(&r, "broken")))
+        CHECK(!p->broken && has(p->why, "cannot load"));
+
+    /* Without a preference a damaged plugin's priority is unknown. */
+    CHECK(pshm_registry_select(&r, NULL, err, sizeof err) == NULL);
+    CHECK_HAS(err, "transport 'cut' (");
+    CHECK_HAS(err, "cannot be used: damaged: cut short");
+    CHECK_HAS(err, "name the transport with SHMEM_TRANSPORT");
+    /* Reached in the list: an error, not the next one. */
+    CHECK(pshm_registry_select(&r, "unusable,dummy,high", err, sizeof err) == NULL);
+    CHECK_HAS(err, "SHMEM_TRANSPORT='unusable,dummy,high': transport 'dummy'");
+    CHECK_HAS(err, "damaged: empty file");
+    CHECK(strchr(err, '\n') == NULL);
+    /* Not reached: no matter. */
+    p = pshm_registry_select(&r, "high,dummy", err, sizeof err);
+    CHECKF(p && strcmp(p->name, "high") == 0, "chose %s", p ? p->name : err);
+    pshm_registry_release(&r, NULL);
+    CHECK(*pshm_registry_missing() == '\0');
+
+    /* A plugin that loads fine and hides another is just the one used. */
+    free(all);
+    all = join(shadow_dir, plugin_dir);
+    scan(&r, all);
+    if ((p = get(&r, "dummy")))
+        CHECK(p->usable && !p->broken);
+    pshm_registry_release(&r, NULL);
+
+    /* Folders of SHMEM_TRANSPORT_PATH that cannot be opened are noted. */
+    free(all);
+    all = join("/nonexistent-plugshmem", plugin_dir);
+    scan(&r, all);
+    CHECK_HAS(pshm_registry_missing(), "/nonexistent-plugshmem (No such file or directory)");
+    CHECK(!has(pshm_registry_missing(), plugin_dir));
+    pshm_registry_release(&r, NULL);
+
+    static const char *const names[] = {"dummy", "noise", "cut"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        snprintf(path, sizeof path, "%s/transport-%s.so", tmp, names[i]);
+        unlink(path);
+    }
+    rmdir(tmp);
+    free(dirs);
+    free(all);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -498,6 +603,7 @@ int main(int argc, char **argv)
         {"shadowing", test_shadowing},
         {"odd_paths", test_odd_paths},
         {"release_keep", test_release_keep},
+        {"damaged", test_damaged},
         {"rescan", test_rescan},
         {"query_best", test_query_best},
     };

@@ -1,4 +1,5 @@
-/* oshrun: job tag, the PEs' environment, the private temp dir, /dev/shm. */
+/* oshrun: job tag, the PEs' environment, removing the private temp dir,
+ * /dev/shm. */
 #include "oshrun.h"
 
 #include <dirent.h>
@@ -34,26 +35,6 @@ int job_tag_make(char tag[OSHRUN_TAG_LEN + 1])
     }
     tag[OSHRUN_TAG_LEN] = '\0';
     return 0;
-}
-
-/* PMIx puts its Unix socket in this directory, and socket paths are limited
- * to 108 bytes, so a very long $TMPDIR is passed over for /tmp. */
-char *tmpdir_create(void)
-{
-    const char *base = getenv("TMPDIR");
-    char *dir;
-
-    if (base == NULL || base[0] == '\0' || strlen(base) > 48)
-        base = "/tmp";
-    if (asprintf(&dir, "%s/oshrun.XXXXXX", base) < 0)
-        return NULL;
-    if (mkdtemp(dir) == NULL) {
-        int err = errno;
-        free(dir);
-        errno = err;
-        return NULL;
-    }
-    return dir;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag,

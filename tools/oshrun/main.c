@@ -201,6 +201,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "oshrun: signal setup: %s\n", strerror(errno));
         return OSHRUN_EXIT_FAILURE;
     }
+    tmpdir_sweep_stale();
     job->tmpdir = tmpdir_create();
     if (job->tmpdir == NULL) {
         fprintf(stderr, "oshrun: cannot create a temporary directory: %s\n",

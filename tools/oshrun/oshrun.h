@@ -4,7 +4,8 @@
  * Shared declarations of the launcher's parts:
  *   options.c  command line, --help, --version
  *   program.c  finding the program to run (PATH search, like execvp)
- *   env.c      job tag, PE environment, private temp dir, /dev/shm sweep
+ *   env.c      job tag, PE environment, private temp dir removal, /dev/shm sweep
+ *   stale.c    private temp dir creation, sweep of those of killed oshruns
  *   server.c   embedded PMIx server: init, nspace/client registration,
  *              upcalls, halting its progress thread before PEs are killed
  *   pmi_server.c  PMI-1 server beside PMIx (PMI_FD per PE), for MPICH's
@@ -106,8 +107,12 @@ int program_resolve(const char *name, char **path);
 
 /* env.c */
 int job_tag_make(char tag[OSHRUN_TAG_LEN + 1]);
-char *tmpdir_create(void);
 void tmpdir_remove(const char *dir);
+
+/* stale.c */
+const char *tmpdir_base(void);
+char *tmpdir_create(void);                   /* BASE/oshrun.<pid>.XXXXXX */
+void tmpdir_sweep_stale(void);               /* those whose oshrun is gone */
 void shm_sweep(const char *tag);
 char **env_base(const struct job *job);      /* NULL-terminated, malloc'd */
 char **env_dup(char *const *env);

@@ -712,9 +712,8 @@ static struct fi_info *make_hints(const pshm_core_services *svc)
     const char *p = env(svc, "SHMEM_OFI_PROVIDER");
     if (p)
         h->fabric_attr->prov_name = strdup(p);
-    const char *d = env(svc, "SHMEM_OFI_DOMAIN");
-    if (d)
-        h->domain_attr->name = strdup(d);
+    /* SHMEM_OFI_DOMAIN is no hint: tcp;ofi_rxm answered a domain that does
+     * not exist with eth0's.  pick() matches it against every domain. */
     return h;
 }
 
@@ -827,6 +826,32 @@ static struct fi_info *getinfo(const pshm_core_services *svc, char *why, size_t 
     return all;
 }
 
+/* SHMEM_OFI_DOMAIN named none of the domains offered: say which are.  The
+ * refusal starts with the setting, so the core ends the job with it. */
+static void no_such_domain(const pshm_core_services *svc, struct fi_info *all, const char *d,
+                           int multi, char *why, size_t whylen)
+{
+    const char *p = env(svc, "SHMEM_OFI_PROVIDER");
+    const char *fp = getenv("FI_PROVIDER");
+    size_t u = (size_t)snprintf(why, whylen, "SHMEM_OFI_DOMAIN='%s' is not a domain of %s%s%s; use ",
+                                d, p || fp ? "provider '" : "the providers offered",
+                                p ? p : fp ? fp : "", p || fp ? "'" : "");
+    int n = 0;
+    for (struct fi_info *i = all; i && u < whylen; i = i->next) {
+        const char *name = i->domain_attr->name;
+        int dup = 0;
+        if (!name || (multi && node_local(i->fabric_attr->prov_name)))
+            continue;
+        for (struct fi_info *k = all; k != i && !dup; k = k->next)
+            dup = k->domain_attr->name && !strcmp(k->domain_attr->name, name) &&
+                  !(multi && node_local(k->fabric_attr->prov_name));
+        if (!dup)
+            u += (size_t)snprintf(why + u, whylen - u, "%s%s", n++ ? ", " : "one of ", name);
+    }
+    if (!n && u < whylen)
+        snprintf(why + u, whylen - u, "another provider: this one offers no domain");
+}
+
 /* Picks the first usable entry (owned by the cache) or NULL. */
 static struct fi_info *pick(const pshm_core_services *svc, char *why, size_t whylen)
 {
@@ -834,10 +859,17 @@ static struct fi_info *pick(const pshm_core_services *svc, char *why, size_t why
     if (!all)
         return NULL;
     int multi = svc->n_local != svc->n_pes;
+    const char *d = env(svc, "SHMEM_OFI_DOMAIN");
     for (struct fi_info *i = all; i; i = i->next) {
         if (multi && node_local(i->fabric_attr->prov_name))
             continue;
+        if (d && (!i->domain_attr->name || strcmp(i->domain_attr->name, d) != 0))
+            continue;
         return i;
+    }
+    if (d) {
+        no_such_domain(svc, all, d, multi, why, whylen);
+        return NULL;
     }
     snprintf(why, whylen, "the job spans nodes and the only providers offered (%s) serve one node",
              all->fabric_attr->prov_name);
@@ -1285,7 +1317,7 @@ static const pshm_setting settings[] = {
     {"SHMEM_OFI_PROVIDER", PSHM_SETTING_STRING, "(FI_PROVIDER, else libfabric's first)", NULL,
      "ofi transport: libfabric provider, e.g. shm, tcp;ofi_rxm, udp;ofi_rxd"},
     {"SHMEM_OFI_DOMAIN", PSHM_SETTING_STRING, "(provider's first)", NULL,
-     "ofi transport: libfabric domain (NIC), e.g. eth0"},
+     "ofi transport: libfabric domain (NIC), e.g. eth0; one that no provider offers is an error"},
     {"SHMEM_PROGRESS_THREAD", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
      "ofi transport: progress thread serving peers while the program computes (auto: on for "
      "providers with manual progress; 1 or 0)"},

@@ -7,7 +7,9 @@
  * and completes writes the way the plugin does on that provider: plain
  * inject on shm (CMA writes are complete at once), inject with
  * FI_DELIVERY_COMPLETE elsewhere.  The child polls its counter (progress)
- * until the parent is done.
+ * until the parent is done.  It also prints how much the parent's resident
+ * set grew per put over the timed put8+wait loop: libfabric's own memory
+ * per operation, the floor under the ofi plugin's (tests/rss).
  *
  *   FI_PROVIDER=tcp\;ofi_rxm raw_ofi_put [iterations] [window]
  */
@@ -41,6 +43,19 @@ struct card {
     size_t len;
     char addr[256];
 };
+
+/* The resident set in KiB, from /proc/self/statm. */
+static long rss_kib(void)
+{
+    long pages = 0, resident = -1;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = -1;
+        fclose(f);
+    }
+    return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
 
 static double now(void)
 {
@@ -184,15 +199,18 @@ int main(int argc, char **argv)
     } else {
         close(stop[0]);
         raw_put_quiet_loop(iters / 10);
+        long rss0 = rss_kib();
         double t0 = now();
         raw_put_quiet_loop(iters);
         double lat = (now() - t0) / (double)iters * 1e6;
+        long rss1 = rss_kib();
         raw_put_nbi_loop(window * 4, window);
         t0 = now();
         raw_put_nbi_loop(iters * 4, window);
         double rate = (double)(iters * 4) / (now() - t0) / 1e6;
-        printf("raw %-10s put8+wait  %8.3f us   inject8  %8.3f Mmsg/s\n",
-               info->fabric_attr->prov_name, lat, rate);
+        printf("raw %-10s put8+wait  %8.3f us   inject8  %8.3f Mmsg/s   RSS %+.1f B per put\n",
+               info->fabric_attr->prov_name, lat, rate,
+               1024.0 * (double)(rss1 - rss0) / (double)iters);
         close(stop[1]);
         waitpid(child, NULL, 0);
     }

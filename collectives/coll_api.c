@@ -179,3 +179,9 @@ void pshm_coll_departed_check(void)
     if (PSHM_UNLIKELY(who))
         departed(who);
 }
+
+void pshm_coll_forget_team(struct pshm_team *t)
+{
+    if (pshm_coll_team == t)
+        pshm_coll_team = NULL;
+}

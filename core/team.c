@@ -297,6 +297,7 @@ PSHM_API int pshmem_team_split_2d(shmem_team_t parent, int xrange,
 PSHM_API void pshmem_team_destroy(shmem_team_t team)
 {
     PSHM_CHECK_INIT("shmem_team_destroy");
+    pshm_coll_forget_team(team);
     if (!team || team->predefined)
         return;
     /* The specification destroys the team's shareable contexts with it;

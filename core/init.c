@@ -273,8 +273,18 @@ static void finalize_barrier(int at_exit)
 
 static int finalizing_at_exit;
 
-static void at_exit(void)
+static void at_exit(int status, void *arg)
 {
+    (void)arg;
+    /* A PE that fails ends the job with its status, as a launcher would
+     * for a PE that exits unfinalized: finalizing would only make it wait
+     * for the others, or be reported as a PE that left. */
+    if (status != 0 && refcount > 0 && boot_up && pshm_g.n_pes > 1) {
+        fflush(stdout);
+        fflush(stderr);
+        pshm_boot.abort(status, NULL);
+        _exit(status);
+    }
     /* start_pes() programs, and programs that forget shmem_finalize,
      * still complete their communication and leave the job cleanly when
      * every PE does so; a PE that leaves while others go on to a
@@ -385,7 +395,7 @@ static int init(int requested, int *provided, int fatal)
         *provided = pshm_thread_level;
     refcount = 1;
     if (!atexit_done) {
-        atexit(at_exit);
+        on_exit(at_exit, NULL); /* glibc: the status tells a failing PE */
         atexit_done = 1;
     }
     pthread_mutex_unlock(&init_lock);

@@ -64,6 +64,7 @@ static void sync_set(const char *routine, int me, int start, int logstride, int 
 
 void pshm_as_barrier(const char *routine, int start, int logstride, int size, long *pSync, int quiet)
 {
+    PSHM_CHECK_INIT(routine);
     pshm_coll_routine = routine;
     if (quiet)
         pshm_quiet(&pshm_ctx_default);
@@ -85,6 +86,7 @@ void pshm_as_barrier(const char *routine, int start, int logstride, int size, lo
 void pshm_as_broadcast(const char *routine, void *dest, const void *src, size_t nbytes, int root,
                        int start, int logstride, int size, long *pSync)
 {
+    PSHM_CHECK_INIT(routine);
     pshm_coll_routine = routine;
     if (root < 0 || root >= size)
         pshm_fatal("%s: PE_root %d is not an index of the active set (0..%d)", routine, root,
@@ -122,6 +124,7 @@ void pshm_as_broadcast(const char *routine, void *dest, const void *src, size_t 
 void pshm_as_collect(const char *routine, void *dest, const void *src, size_t nbytes, int fixed,
                      int start, int logstride, int size, long *pSync)
 {
+    PSHM_CHECK_INIT(routine);
     pshm_coll_routine = routine;
     if (is_world(start, logstride, size)) {
         if (fixed)
@@ -162,6 +165,7 @@ void pshm_as_alltoalls(const char *routine, void *dest, const void *src, ptrdiff
                        ptrdiff_t sst, size_t nelems, size_t esize, int start, int logstride,
                        int size, long *pSync)
 {
+    PSHM_CHECK_INIT(routine);
     pshm_coll_routine = routine;
     if (dst < 1 || sst < 1)
         pshm_fatal("%s: strides must be >= 1 (dst %td, sst %td)", routine, dst, sst);
@@ -200,6 +204,7 @@ void pshm_as_alltoalls(const char *routine, void *dest, const void *src, ptrdiff
 void pshm_as_reduce(const char *routine, void *dest, const void *src, int count,
                     const struct pshm_red *r, int start, int logstride, int size, long *pSync)
 {
+    PSHM_CHECK_INIT(routine);
     pshm_coll_routine = routine;
     if (count < 0)
         pshm_fatal("%s: nreduce %d is negative", routine, count);

@@ -84,6 +84,9 @@ struct pshm_coll_flags {
  * and a new team in the slot starts from zero like its flags. */
 struct pshm_native_local {
     uint64_t seq;          /* collective instances so far (same on all members) */
+    /* Collective calls of the API so far: read by a peer only when this PE
+     * reached shmem_finalize or exit (pshm_coll_departed_check). */
+    uint64_t calls;
     uint64_t rd_count;     /* recursive-doubling chunks so far (scratch parity) */
     uint64_t ring_count;   /* ring reduce-scatter steps so far (scratch parity, credits) */
     uint64_t ctr_count;    /* counter barriers so far */
@@ -128,6 +131,8 @@ static inline struct pshm_coll_slot *pshm_coll_slot_at(int slot)
  * CPU must then wait for its completion. */
 extern _Thread_local int pshm_coll_pending __attribute__((tls_model("initial-exec"))) PSHM_HIDDEN;
 extern _Thread_local const char *pshm_coll_routine __attribute__((tls_model("initial-exec"))) PSHM_HIDDEN;
+/* The team of the API's latest collective call on this thread. */
+extern _Thread_local struct pshm_team *pshm_coll_team __attribute__((tls_model("initial-exec"))) PSHM_HIDDEN;
 
 #define PSHM_FLAG(e, step) (((uint64_t)(e) << 20) + (uint64_t)(step))
 
@@ -141,7 +146,11 @@ static inline void coll_put(void *dst, const void *src, size_t n, int wpe)
         memmove(p, src, n);
         return;
     }
-    pshm_rma(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 1, 0);
+    if ((uintptr_t)dst - pshm_g.heap_lo - pshm_g.heap_user_len <
+        pshm_g.heap_len - pshm_g.heap_user_len)
+        pshm_internal_xfer(dst, src, n, wpe, 1);
+    else
+        pshm_rma(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 1, 0);
     pshm_coll_pending = 1;
 }
 
@@ -155,7 +164,11 @@ static inline void coll_get(void *dst, const void *src, size_t n, int wpe)
         memmove(dst, p, n);
         return;
     }
-    pshm_rma(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 0, 0);
+    if ((uintptr_t)src - pshm_g.heap_lo - pshm_g.heap_user_len <
+        pshm_g.heap_len - pshm_g.heap_user_len)
+        pshm_internal_xfer(dst, src, n, wpe, 0);
+    else
+        pshm_rma(pshm_coll_routine, &pshm_ctx_default, dst, src, n, wpe, 0, 0);
 }
 
 /*
@@ -224,7 +237,7 @@ static inline void coll_wait(const uint64_t *flag, uint64_t v)
 {
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= v)
         return;
-    struct pshm_wait w = {0};
+    struct pshm_wait w = {.coll = 1};
     do
         pshm_wait_step(&w, flag, 1);
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < v);

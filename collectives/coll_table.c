@@ -26,6 +26,7 @@ const struct pshm_coll_ops pshm_coll_native = {
 struct pshm_coll_ops pshm_coll;
 _Thread_local int pshm_coll_pending __attribute__((tls_model("initial-exec")));
 _Thread_local const char *pshm_coll_routine __attribute__((tls_model("initial-exec"))) = "collective";
+_Thread_local struct pshm_team *pshm_coll_team __attribute__((tls_model("initial-exec")));
 
 /* The component behind SHMEM_COLLECTIVES=mpi|auto, loaded and started, or
  * the job ends with one line saying why not. */

@@ -484,6 +484,22 @@ size_t pshm_alloc_block_size(const pshm_alloc *a, size_t off) {
     return b ? b->len : 0;
 }
 
+int pshm_alloc_block_at(const pshm_alloc *a, size_t off, size_t *start, size_t *len) {
+    const node *t = a->live_root, *best = NULL;
+    while (t) {
+        if (t->off <= off) {
+            best = t;
+            t = t->r;
+        } else {
+            t = t->l;
+        }
+    }
+    if (!best || off - best->off >= best->len) return -1;
+    *start = best->off;
+    *len = best->len;
+    return 0;
+}
+
 size_t pshm_alloc_free_bytes(const pshm_alloc *a) { return a->free_bytes; }
 
 size_t pshm_alloc_largest_free(const pshm_alloc *a) { return maxlen(a->free_root); }

@@ -53,6 +53,9 @@ int pshm_alloc_realloc(pshm_alloc *a, size_t off, size_t newsize, size_t *newoff
 
 /* Usable size of the live block starting at off, 0 if there is none. */
 size_t pshm_alloc_block_size(const pshm_alloc *a, size_t off);
+/* The live block holding offset off (not only starting there): 0 and
+ * its start and usable length, or -1 if off is in no live block. */
+int pshm_alloc_block_at(const pshm_alloc *a, size_t off, size_t *start, size_t *len);
 /* Total free bytes. */
 size_t pshm_alloc_free_bytes(const pshm_alloc *a);
 /* Largest contiguous free range (an upper bound on what an allocation with

@@ -28,11 +28,10 @@ static void cpu_amo(void *p, int op, int type, const void *operand, const void *
 void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
                    const void *operand, const void *compare, void *fetch, int nbi)
 {
-    if (pshm_g.debug)
-        pshm_check_pe(routine, pe);
+    pshm_check_pe(routine, pe);
     size_t off;
-    int s = pshm_seg_or_die(routine, dst, &off);
     size_t w = (type == PSHM_T_U32 || type == PSHM_T_FLOAT) ? 4 : 8;
+    int s = pshm_range_or_die(routine, "dest", dst, w, &off);
     if (pshm_g.debug && (off & (w - 1)))
         pshm_fatal("%s: address %p is not aligned to its %zu-byte type", routine, dst, w);
     char *b = pshm_route_amo(pe, s);
@@ -43,4 +42,18 @@ void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, i
         return;
     }
     pshm_g.tp->amo(c->t, pe, s, off, op, type, operand, compare, fetch, nbi);
+}
+
+uint64_t pshm_internal_amo(int pe, uint64_t *addr, int op, uint64_t v, uint64_t cmp)
+{
+    size_t off = (uintptr_t)addr - pshm_g.heap_lo;
+    uint64_t old = 0;
+    char *b = pe == pshm_g.my_pe ? (char *)pshm_g.heap_lo : pshm_route_amo(pe, PSHM_SEG_HEAP);
+    if (b) {
+        cpu_amo(b + off, op, PSHM_T_U64, &v, &cmp, &old);
+        pshm_wake_check(pe, addr);
+        return old;
+    }
+    pshm_g.tp->amo(pshm_ctx_default.t, pe, PSHM_SEG_HEAP, off, op, PSHM_T_U64, &v, &cmp, &old, 0);
+    return old;
 }

@@ -19,9 +19,13 @@
 
 /* Team-relative PE of a context -> world PE. */
 int pshm_ctx_pe_check(struct pshm_ctx *c, const char *routine, int pe) PSHM_HIDDEN;
+/* A world PE is checked where it is used (the fast path's unsigned
+ * compare); a team PE here, before it indexes the team's table. */
 #define PSHM_CTX_PE(ctx, routine, pe)                                                              \
     (PSHM_UNLIKELY(pshm_g.debug) ? pshm_ctx_pe_check((ctx), (routine), (pe))                       \
-                                 : ((ctx)->pe_world ? (ctx)->pe_world[pe] : (pe)))
+     : !(ctx)->pe_world          ? (pe)                                                            \
+     : PSHM_LIKELY((unsigned)(pe) < (unsigned)(ctx)->team_n_pes) ? (ctx)->pe_world[pe]             \
+                                                                 : pshm_ctx_pe_check((ctx), (routine), (pe)))
 
 PSHM_INLINE void pshm_put_nbi(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n, int pe)
 {
@@ -141,8 +145,9 @@ PSHM_INLINE void pshm_put_signal(const char *routine, struct pshm_ctx *c, void *
     uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
     char *b;
     uint64_t *s;
-    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]) &&
-                    (s = (uint64_t *)pshm_amo_addr(sig, pe)))) {
+    /* pshm_amo_addr first: it checks the PE before anything is indexed. */
+    if (PSHM_LIKELY((s = (uint64_t *)pshm_amo_addr(sig, pe)) && off + n <= pshm_g.heap_fast_len &&
+                    (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]))) {
         pshm_copy(b + off, src, n);
         if (sig_op == SHMEM_SIGNAL_SET) {
             __atomic_store_n(s, signal, __ATOMIC_SEQ_CST);
@@ -182,15 +187,27 @@ void pshm_bad_cmp(const char *routine, int cmp) PSHM_HIDDEN __attribute__((noret
 #define PSHM_WAIT_UNTIL(T, routine, ivar, cmp, value)                                              \
     do {                                                                                           \
         struct pshm_wait w_ = {0};                                                                 \
+        PSHM_PROGRESS(routine);                                                                    \
         while (!PSHM_CMP(routine, PSHM_LOAD((T *)(ivar)), cmp, (T)(value)))                        \
             pshm_wait_step(&w_, (ivar), 1);                                                        \
         pshm_wait_end(&w_);                                                                        \
     } while (0)
 
+/* Before shmem_init and after shmem_finalize tp_progress is set (the
+ * table then is pshm_tp_uninit's), so the check costs nothing where no
+ * progress is needed. */
+#define PSHM_PROGRESS(routine)                                                                     \
+    do {                                                                                           \
+        if (pshm_g.tp_progress) {                                                                  \
+            if (PSHM_UNLIKELY(!pshm_g.n_pes))                                                      \
+                pshm_not_init(routine);                                                            \
+            pshm_g.tp->progress();                                                                 \
+        }                                                                                          \
+    } while (0)
+
 #define PSHM_TEST(T, routine, ivar, cmp, value)                                                    \
     ({                                                                                             \
-        if (pshm_g.tp_progress)                                                                    \
-            pshm_g.tp->progress();                                                                 \
+        PSHM_PROGRESS(routine);                                                                    \
         PSHM_CMP(routine, PSHM_LOAD((T *)(ivar)), cmp, (T)(value));                                \
     })
 
@@ -220,8 +237,7 @@ size_t pshm_any_start(size_t nelems) PSHM_HIDDEN;
             size_t hit_ = 0;                                                                       \
             if (!active_)                                                                          \
                 break;                                                                             \
-            if (pshm_g.tp_progress)                                                                \
-                pshm_g.tp->progress();                                                             \
+            PSHM_PROGRESS(routine);                                                                \
             for (size_t k_ = 0; k_ < (nelems); k_++) {                                             \
                 size_t i_ = kind == PSHM_SET_ANY ? (k_ + start_) % (nelems) : k_;                   \
                 if ((status) && (status)[i_])                                                      \

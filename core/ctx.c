@@ -27,6 +27,7 @@ static int create(shmem_team_t team, long options, shmem_ctx_t *ctx)
     }
     c->team = team;
     c->pe_world = team->world;
+    c->team_n_pes = team->n_pes;
     c->options = options;
     pthread_mutex_lock(&all_lock);
     c->next = all_ctx;
@@ -38,18 +39,21 @@ static int create(shmem_team_t team, long options, shmem_ctx_t *ctx)
 
 PSHM_API int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
 {
+    PSHM_CHECK_INIT("shmem_ctx_create");
     return create(SHMEM_TEAM_WORLD, options, ctx);
 }
 #pragma weak shmem_ctx_create = pshmem_ctx_create
 
 PSHM_API int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
+    PSHM_CHECK_INIT("shmem_team_create_ctx");
     return create(team, options, ctx);
 }
 #pragma weak shmem_team_create_ctx = pshmem_team_create_ctx
 
 PSHM_API void pshmem_ctx_destroy(shmem_ctx_t ctx)
 {
+    PSHM_CHECK_INIT("shmem_ctx_destroy");
     if (!ctx)
         return;
     if (ctx == SHMEM_CTX_DEFAULT) {
@@ -88,6 +92,7 @@ void pshm_ctx_destroy_team(struct pshm_team *team)
 
 PSHM_API int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 {
+    PSHM_CHECK_INIT("shmem_ctx_get_team");
     if (!team)
         return 1;
     if (!ctx) {
@@ -103,6 +108,7 @@ PSHM_API int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
 PSHM_API void pshmem_ctx_session_start(shmem_ctx_t ctx, long options,
                                        const shmem_ctx_session_config_t *config, long config_mask)
 {
+    PSHM_CHECK_INIT("shmem_ctx_session_start");
     (void)ctx;
     (void)options;
     (void)config;
@@ -112,6 +118,7 @@ PSHM_API void pshmem_ctx_session_start(shmem_ctx_t ctx, long options,
 
 PSHM_API void pshmem_ctx_session_stop(shmem_ctx_t ctx)
 {
+    PSHM_CHECK_INIT("shmem_ctx_session_stop");
     if (ctx)
         pshm_quiet(ctx);
 }

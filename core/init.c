@@ -25,7 +25,25 @@
 #include "sweeper.h"
 #include "sync.h"
 
-struct pshm_global pshm_g;
+/* The transport table before shmem_init and after shmem_finalize: the
+ * routines that reach the transport without another test (shmem_quiet,
+ * shmem_fence, a wait's progress) then end the job with one line instead
+ * of calling through NULL. */
+static void uninit_quiet(pshm_tctx t)
+{
+    (void)t;
+    pshm_not_init("shmem_quiet");
+}
+static void uninit_fence(pshm_tctx t)
+{
+    (void)t;
+    pshm_not_init("shmem_fence");
+}
+static void uninit_progress(void) { pshm_not_init("a wait or test"); }
+static const pshm_transport_ops tp_uninit = {
+    .fence = uninit_fence, .quiet = uninit_quiet, .progress = uninit_progress};
+
+struct pshm_global pshm_g = {.tp = &tp_uninit, .tp_quiet = 1, .tp_progress = 1};
 struct pshm_ctx pshm_ctx_default PSHM_API;
 struct pshm_boot pshm_boot;
 const char *pshm_transport_in_use;
@@ -166,6 +184,19 @@ static void set_routes(uint32_t caps)
         }
         svc.peer_base[s] = peer_bases[s];
     }
+    if (!pshm_g.heap_route) {
+        size_t n = (size_t)pshm_boot.size;
+        pshm_g.heap_route = calloc(n, sizeof(char *));
+        for (int s = 0; s < PSHM_NSEGS; s++)
+            pshm_g.amo_route[s] = calloc(n, sizeof(char *));
+        if (!pshm_g.heap_route || !pshm_g.amo_route[PSHM_SEG_HEAP] || !pshm_g.amo_route[PSHM_SEG_DATA])
+            pshm_fatal("out of memory for %d PEs", pshm_boot.size);
+    }
+    for (int r = 0; r < pshm_boot.size; r++) {
+        pshm_g.heap_route[r] = pshm_g.peer[r].base[PSHM_SEG_HEAP];
+        for (int s = 0; s < PSHM_NSEGS; s++)
+            pshm_g.amo_route[s][r] = pshm_g.peer[r].amo[s];
+    }
 }
 
 /* The plugin's ops as this core's table, or the job ends naming the
@@ -229,10 +260,51 @@ static int select_transport(int fatal)
     return 0;
 }
 
-static void at_exit(void)
+/* shmem_finalize's barrier, on words of its own (struct pshm_internal),
+ * so that a PE finalizing, or exiting without finalizing, never completes
+ * a peer's shmem_barrier_all: that peer would go on to wait for it
+ * forever.  Every PE tells every other one; a peer still in a collective
+ * that this PE never entered finds the notice and ends the job
+ * (pshm_coll_departed_check), so that this wait does not last forever
+ * either.  n - 1 AMOs a PE, once a job. */
+static void finalize_barrier(int at_exit)
 {
+    int me = pshm_g.my_pe, n = pshm_g.n_pes;
+    struct pshm_internal *in = pshm_internal();
+    uint64_t note = ((uint64_t)(at_exit != 0) << 32) | (uint64_t)(me + 1);
+    pshm_quiet(&pshm_ctx_default);
+    for (int pe = 0; pe < n; pe++) {
+        if (pe == me)
+            continue;
+        pshm_internal_amo(pe, &in->fin_who, PSHM_AMO_CSWAP, note, 0);
+        pshm_internal_amo(pe, &in->fin_count, PSHM_AMO_ADD, 1, 0);
+    }
+    pshm_quiet(&pshm_ctx_default);
+    struct pshm_wait w = {0};
+    while (__atomic_load_n(&in->fin_count, __ATOMIC_ACQUIRE) < (uint64_t)(n - 1))
+        pshm_wait_step(&w, &in->fin_count, 1);
+    pshm_wait_end(&w);
+}
+
+static int finalizing_at_exit;
+
+static void at_exit(int status, void *arg)
+{
+    (void)arg;
+    /* A PE that fails ends the job with its status, as a launcher would
+     * for a PE that exits unfinalized: finalizing would only make it wait
+     * for the others, or be reported as a PE that left. */
+    if (status != 0 && refcount > 0 && boot_up && pshm_g.n_pes > 1) {
+        fflush(stdout);
+        fflush(stderr);
+        pshm_boot.abort(status, NULL);
+        _exit(status);
+    }
     /* start_pes() programs, and programs that forget shmem_finalize,
-     * still complete their communication and leave the job cleanly. */
+     * still complete their communication and leave the job cleanly when
+     * every PE does so; a PE that leaves while others go on to a
+     * collective ends the job instead (finalize_barrier). */
+    finalizing_at_exit = 1;
     while (refcount > 0)
         pshmem_finalize();
 }
@@ -280,6 +352,8 @@ static int init(int requested, int *provided, int fatal)
         pshm_sweeper_start();
     pshm_g.my_pe = pshm_boot.rank;
     pshm_g.n_pes = pshm_boot.size;
+    pshm_g.pe_limit = (size_t)pshm_boot.size;
+    pshm_g.finalized = 0;
     pshm_g.debug = pshm_cfg.debug;
     pshm_g.oversubscribed = pshm_boot.n_local > sysconf(_SC_NPROCESSORS_ONLN);
     if (pshm_cfg.emulate_nodes > 1)
@@ -297,6 +371,8 @@ static int init(int requested, int *provided, int fatal)
     if (select_transport(fatal)) {
         pshm_boot.fini();
         boot_up = 0;
+        pshm_g.n_pes = 0;
+        pshm_g.pe_limit = 0;
         pthread_mutex_unlock(&init_lock);
         return -1;
     }
@@ -305,7 +381,7 @@ static int init(int requested, int *provided, int fatal)
                            pshm_cfg.bypass ||
                                (plugin.desc->flags & PSHM_DESC_USES_PEER_MAPPINGS)))
         pshm_job_abort(1);
-    pshm_g.heap_fast_len = pshm_cfg.debug ? 0 : pshm_g.heap_len;
+    pshm_g.heap_fast_len = pshm_cfg.debug ? 0 : pshm_g.heap_user_len;
     pshm_g.data_fast_len = pshm_cfg.debug ? 0 : pshm_g.data_len;
     svc.seg[PSHM_SEG_HEAP].base = (void *)pshm_g.heap_lo;
     svc.seg[PSHM_SEG_HEAP].size = pshm_g.heap_len;
@@ -334,7 +410,7 @@ static int init(int requested, int *provided, int fatal)
         *provided = pshm_thread_level;
     refcount = 1;
     if (!atexit_done) {
-        atexit(at_exit);
+        on_exit(at_exit, NULL); /* glibc: the status tells a failing PE */
         atexit_done = 1;
     }
     pthread_mutex_unlock(&init_lock);
@@ -372,10 +448,11 @@ PSHM_API void pshmem_finalize(void)
         pshmem_barrier_all();
         return;
     }
-    pshmem_barrier_all();
+    finalize_barrier(finalizing_at_exit);
     plugin.desc->fini();
     pshm_spaces_fini();
-    pshm_g.tp = NULL;
+    pshm_g.tp = &tp_uninit;
+    pshm_g.tp_quiet = pshm_g.tp_progress = 1;
     memset(&tp_ops, 0, sizeof tp_ops);
     pshm_teams_fini();
     teams_up = 0;
@@ -395,9 +472,18 @@ PSHM_API void pshmem_finalize(void)
         free(peer_bases[s]);
         peer_bases[s] = NULL;
     }
+    free(pshm_g.heap_route);
+    pshm_g.heap_route = NULL;
+    for (int s = 0; s < PSHM_NSEGS; s++) {
+        free(pshm_g.amo_route[s]);
+        pshm_g.amo_route[s] = NULL;
+    }
     free(local_of);
     local_of = NULL;
     pshm_error_set_pe(-1);
+    pshm_g.n_pes = 0;
+    pshm_g.pe_limit = 0;
+    pshm_g.finalized = 1;
     pthread_mutex_unlock(&init_lock);
 }
 #pragma weak shmem_finalize = pshmem_finalize

@@ -51,6 +51,7 @@ static void enqueue_wait(const char *name, struct halves h, uint32_t prev)
 
 PSHM_API void pshmem_set_lock(long *lock)
 {
+    PSHM_CHECK_INIT("shmem_set_lock");
     struct halves h = halves(lock);
     int me = pshm_g.my_pe, home = home_of(lock);
     __atomic_store_n(h.node, WAITING, __ATOMIC_RELEASE);
@@ -63,6 +64,7 @@ PSHM_API void pshmem_set_lock(long *lock)
 
 PSHM_API int pshmem_test_lock(long *lock)
 {
+    PSHM_CHECK_INIT("shmem_test_lock");
     struct halves h = halves(lock);
     int me = pshm_g.my_pe, home = home_of(lock);
     __atomic_store_n(h.node, 0u, __ATOMIC_RELEASE);
@@ -74,6 +76,7 @@ PSHM_API int pshmem_test_lock(long *lock)
 
 PSHM_API void pshmem_clear_lock(long *lock)
 {
+    PSHM_CHECK_INIT("shmem_clear_lock");
     struct halves h = halves(lock);
     int me = pshm_g.my_pe, home = home_of(lock);
     /* What was written under the lock is complete before the next owner. */

@@ -38,6 +38,14 @@ void pshm_memory_fini(void)
     heap = NULL;
 }
 
+int pshm_memory_block_of(size_t off, size_t *start, size_t *len)
+{
+    pthread_mutex_lock(&heap_lock);
+    int rc = heap ? pshm_alloc_block_at(heap, off, start, len) : -1;
+    pthread_mutex_unlock(&heap_lock);
+    return rc;
+}
+
 static void no_memory(const char *routine, size_t size)
 {
     /* Every PE fails alike (the heap is symmetric): one report is enough. */
@@ -51,7 +59,7 @@ static void no_memory(const char *routine, size_t size)
 static void *alloc(const char *routine, size_t size, size_t align, int zero)
 {
     if (PSHM_UNLIKELY(!heap))
-        pshm_fatal("%s: called before shmem_init", routine);
+        pshm_not_init(routine);
     size_t off;
     pthread_mutex_lock(&heap_lock);
     int rc = pshm_alloc_alloc(heap, size, align, &off);

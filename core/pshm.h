@@ -32,6 +32,7 @@ struct pshm_peer {
 struct pshm_ctx {
     pshm_tctx t;         /* the transport's context */
     const int *pe_world; /* team PE -> world PE, NULL for world-team contexts */
+    int team_n_pes;      /* the bound of pe_world */
     struct pshm_team *team;
     long options;
     struct pshm_ctx *next; /* every created context, for shmem_team_destroy */
@@ -47,16 +48,27 @@ void pshm_ctx_destroy_team(struct pshm_team *team) PSHM_HIDDEN;
  * fast path pays nothing for the debug mode existing. */
 struct pshm_global {
     uintptr_t heap_lo; /* this PE's heap segment */
-    size_t heap_fast_len;
+    size_t heap_fast_len; /* its user part (the internal area is the library's) */
     struct pshm_peer *peer; /* indexed by world PE */
     const pshm_transport_ops *tp;
     uintptr_t data_lo; /* this PE's data segment */
     size_t data_fast_len;
-    size_t heap_len;
-    size_t data_len;
+    /* n_pes, as wide as an index: the fast paths compare the PE,
+     * sign-extended as indexing needs it anyway, as unsigned, so that a
+     * negative PE fails too.  0 before shmem_init and after shmem_finalize,
+     * when every call then takes a slow path, which says so. */
+    size_t pe_limit;
+    /* peer[pe].base[PSHM_SEG_HEAP] again, 8 bytes a PE: indexing it needs
+     * no shift, which pays for the PE compare on the put/get fast path. */
+    char **heap_route;
+    char **amo_route[PSHM_NSEGS]; /* peer[pe].amo[s] again, for the same reason */
+    int n_pes; /* 0 when pe_limit is */
     int debug;
+    size_t heap_len;  /* user part and internal area */
+    size_t heap_user_len;
+    size_t data_len;
     int my_pe;
-    int n_pes;
+    int finalized; /* shmem_finalize ran, and no shmem_init since */
     int tp_quiet; /* the transport has a quiet to call */
     int oversubscribed; /* more PEs on this node than cores */
     int oversubscribed_any; /* on some node of the job: the same on every PE */
@@ -69,6 +81,9 @@ struct pshm_global {
 extern struct pshm_global pshm_g PSHM_HIDDEN;
 extern struct pshm_ctx pshm_ctx_default;
 
+/* PE pe is in the job (and the library initialized). */
+#define PSHM_PE_OK(pe) ((size_t)(ptrdiff_t)(pe) < pshm_g.pe_limit)
+
 /* Slow paths and checks (core/rma.c, core/amo.c, core/error.c). */
 #define PSHM_INLINE static inline __attribute__((always_inline))
 
@@ -78,7 +93,28 @@ void pshm_get_slow(const char *routine, struct pshm_ctx *c, void *dst, const voi
                    int pe, int nbi) PSHM_HIDDEN;
 void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
                    const void *operand, const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
-void pshm_check_pe(const char *routine, int pe) PSHM_HIDDEN;
+/* The job ends naming routine: called before shmem_init or after
+ * shmem_finalize; a PE outside the job.  Out of line and cold, so that
+ * the checks that lead to them cost a compare and a branch. */
+void pshm_not_init(const char *routine) PSHM_HIDDEN __attribute__((cold, noreturn));
+void pshm_bad_pe(const char *routine, int pe) PSHM_HIDDEN __attribute__((cold, noreturn));
+static inline void pshm_check_pe(const char *routine, int pe)
+{
+    if (PSHM_UNLIKELY(!PSHM_PE_OK(pe)))
+        pshm_bad_pe(routine, pe);
+}
+/* Before shmem_init and after shmem_finalize, where no other test would
+ * catch it: one load and a branch on paths that are not the hot ones. */
+#define PSHM_CHECK_INIT(routine)                                                                   \
+    do {                                                                                           \
+        if (PSHM_UNLIKELY(!pshm_g.n_pes))                                                          \
+            pshm_not_init(routine);                                                                \
+    } while (0)
+
+/* The library's own transfer to or from PE pe: into its internal area
+ * through the transport directly (user calls may not address it), else as
+ * a put or get (core/rma.c). */
+void pshm_internal_xfer(void *dst, const void *src, size_t n, int pe, int put) PSHM_HIDDEN;
 
 /* The segment of an attached memory space holding addr, and the offset;
  * -1 if none (core/space.c). */
@@ -86,6 +122,16 @@ int pshm_space_seg_of(const void *addr, size_t *off) PSHM_HIDDEN;
 /* Which segment holds addr, as pshm_seg_of; ends the job naming routine
  * when addr is not symmetric (core/rma.c). */
 int pshm_seg_or_die(const char *routine, const void *addr, size_t *off) PSHM_HIDDEN;
+/* As pshm_seg_or_die for the n bytes at addr (what names the argument):
+ * the job ends if they run past the end of their segment, or under
+ * SHMEM_DEBUG past the end of their allocation (core/rma.c). */
+int pshm_range_or_die(const char *routine, const char *what, const void *addr, size_t n,
+                      size_t *off) PSHM_HIDDEN;
+/* The length of an attached memory space's segment s (core/space.c). */
+size_t pshm_space_seg_len(int s) PSHM_HIDDEN;
+/* The live allocation of the symmetric heap holding offset off: 0 and
+ * its offset and length, or -1 (core/memory.c). */
+int pshm_memory_block_of(size_t off, size_t *start, size_t *len) PSHM_HIDDEN;
 
 /* [seg]: an attached memory space's parts, by PE, mapped here (NULL for a
  * PE not mapped); NULL for built-in or unattached segments. */
@@ -133,9 +179,17 @@ PSHM_INLINE void pshm_copy(void *d, const void *s, size_t n)
 PSHM_INLINE void pshm_rma(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
                           size_t n, int pe, int put, int nbi)
 {
+    ptrdiff_t ipe = pe; /* widened once, for the compare and the index */
     uintptr_t off = (uintptr_t)(put ? dst : src) - pshm_g.heap_lo;
-    if (PSHM_LIKELY(off < pshm_g.heap_fast_len)) {
-        char *b = pshm_g.peer[pe].base[PSHM_SEG_HEAP];
+    /* The range's end, not its start: a copy that begins in the user's
+     * heap must not run into the internal area or past the mapping.  A
+     * constant size of at most 8 (the p routines) is a typed element,
+     * aligned to its size, and the user part's length is a multiple of
+     * the page: its start is enough. */
+    int in_heap = __builtin_constant_p(n) && n <= 8 ? off < pshm_g.heap_fast_len
+                                                    : off + n <= pshm_g.heap_fast_len;
+    if (PSHM_LIKELY(PSHM_PE_OK(ipe) && in_heap)) {
+        char *b = pshm_g.heap_route[ipe];
         if (PSHM_LIKELY(b != NULL))
             pshm_copy(put ? b + off : dst, put ? src : b + off, n);
         else if (n && put)
@@ -186,10 +240,15 @@ PSHM_INLINE void *pshm_amo_addr(const void *addr, int pe)
 {
     uintptr_t off = (uintptr_t)addr - pshm_g.heap_lo;
     char *b;
-    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.peer[pe].amo[PSHM_SEG_HEAP])))
+    /* The start alone is compared: the user part's length is a multiple of
+     * the page, so an aligned word that starts in it ends in it (the slow
+     * path checks alignment under SHMEM_DEBUG). */
+    if (PSHM_UNLIKELY(!PSHM_PE_OK(pe)))
+        return NULL;
+    if (PSHM_LIKELY(off < pshm_g.heap_fast_len && (b = pshm_g.amo_route[PSHM_SEG_HEAP][pe])))
         return b + off;
     off = (uintptr_t)addr - pshm_g.data_lo;
-    if (off < pshm_g.data_fast_len && (b = pshm_g.peer[pe].amo[PSHM_SEG_DATA]))
+    if (off < pshm_g.data_fast_len && (b = pshm_g.amo_route[PSHM_SEG_DATA][pe]))
         return b + off;
     return NULL;
 }
@@ -245,7 +304,16 @@ struct pshm_wait {
     uint32_t seq;             /* sleep->seq when last looked at */
     uint64_t yield_until;     /* CLOCK_MONOTONIC ns: yield until then, then sleep */
     struct pshm_sleep *sleep; /* set while counted as a sleeper */
+    int coll;                 /* a collective's wait: look for PEs that left */
 };
+
+/* In a collective's wait that has stopped spinning: ends the job if a PE
+ * of its team reached shmem_finalize or exit without entering this
+ * collective, which then can never complete (collectives/coll_api.c). */
+void pshm_coll_departed_check(void) PSHM_HIDDEN;
+/* One AMO on this PE's or PE pe's internal area, by CPU or transport,
+ * whatever the routes (core/amo.c). */
+uint64_t pshm_internal_amo(int pe, uint64_t *addr, int op, uint64_t v, uint64_t cmp) PSHM_HIDDEN;
 
 /* Serves incoming traffic, spins, then sleeps.  The wait watches n words
  * from addr (n > 1: any word of this PE may end it). */

@@ -47,12 +47,14 @@ PSHM_API void pshmem_global_exit(int status)
 
 PSHM_API int pshmem_pe_accessible(int pe)
 {
+    PSHM_CHECK_INIT("shmem_pe_accessible");
     return pshm_is_initialized() && pe >= 0 && pe < pshm_g.n_pes;
 }
 #pragma weak shmem_pe_accessible = pshmem_pe_accessible
 
 PSHM_API int pshmem_addr_accessible(const void *addr, int pe)
 {
+    PSHM_CHECK_INIT("shmem_addr_accessible");
     size_t off;
     return pshmem_pe_accessible(pe) && addr && pshm_seg_of(addr, &off) >= 0;
 }
@@ -60,6 +62,7 @@ PSHM_API int pshmem_addr_accessible(const void *addr, int pe)
 
 PSHM_API void *pshmem_ptr(const void *dest, int pe)
 {
+    PSHM_CHECK_INIT("shmem_ptr");
     if (!pshmem_pe_accessible(pe))
         return NULL;
     if (pe == pshm_g.my_pe) {
@@ -72,6 +75,7 @@ PSHM_API void *pshmem_ptr(const void *dest, int pe)
 
 PSHM_API void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
+    PSHM_CHECK_INIT("shmem_team_ptr");
     if (!team || pe < 0 || pe >= team->n_pes)
         return NULL;
     return pshmem_ptr(dest, team->world ? team->world[pe] : pe);

@@ -203,18 +203,17 @@ static uint64_t *operand_cells(const char *routine, struct pshm_request *r)
 void pshm_nbe_rma_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src,
                        size_t n, int pe, int put, shmemx_request_h *req)
 {
+    pshm_check_pe(routine, pe);
     struct pshm_request *r = join(routine, req);
-    if (PSHM_UNLIKELY(pshm_g.debug))
-        pshm_check_pe(routine, pe);
     if (!n)
         return;
-    char *b = pshm_mapped(put ? dst : src, pe);
+    size_t off;
+    int s = pshm_range_or_die(routine, put ? "dest" : "source", put ? dst : src, n, &off);
+    char *b = pshm_route_base(pe, s);
     if (b) { /* on-node: complete now */
-        memcpy(put ? b : dst, put ? src : b, n);
+        memcpy(put ? b + off : dst, put ? src : b + off, n);
         return;
     }
-    size_t off;
-    int s = pshm_seg_or_die(routine, put ? dst : src, &off);
     struct req_part *p = part_for(routine, r, c);
     const pshm_transport_ops *tp = pshm_g.tp;
     if (tp->put_nbe) {
@@ -234,15 +233,13 @@ void pshm_nbe_rma_slow(const char *routine, struct pshm_ctx *c, void *dst, const
 void pshm_nbe_amo(const char *routine, struct pshm_ctx *c, void *fetch, void *dst, int pe, int op,
                   int type, uint64_t v, uint64_t cmp, shmemx_request_h *req)
 {
+    pshm_check_pe(routine, pe);
     struct pshm_request *r = join(routine, req);
     size_t w = type == PSHM_T_U32 ? 4 : 8;
-    if (PSHM_UNLIKELY(pshm_g.debug)) {
-        pshm_check_pe(routine, pe);
-        if (!fetch)
-            pshm_fatal("%s: fetch is NULL", routine);
-    }
+    if (PSHM_UNLIKELY(pshm_g.debug) && !fetch)
+        pshm_fatal("%s: fetch is NULL", routine);
     size_t off;
-    int s = pshm_seg_or_die(routine, dst, &off);
+    int s = pshm_range_or_die(routine, "dest", dst, w, &off);
     if (PSHM_UNLIKELY(pshm_g.debug) && (off & (w - 1)))
         pshm_fatal("%s: address %p is not aligned to its %zu-byte type", routine, dst, w);
     char *b = pshm_route_amo(pe, s);
@@ -336,12 +333,14 @@ static int finish(const char *routine, shmemx_request_h *req)
 
 PSHM_API int pshmemx_request_wait(shmemx_request_h *req)
 {
+    PSHM_CHECK_INIT("shmemx_request_wait");
     return finish("shmemx_request_wait", req);
 }
 #pragma weak shmemx_request_wait = pshmemx_request_wait
 
 PSHM_API int pshmemx_request_test(shmemx_request_h *req, int *flag)
 {
+    PSHM_CHECK_INIT("shmemx_request_test");
     struct pshm_request *r = handle("shmemx_request_test", req);
     if (PSHM_UNLIKELY(!flag))
         pshm_fatal("shmemx_request_test: flag is NULL");
@@ -362,6 +361,7 @@ PSHM_API int pshmemx_request_test(shmemx_request_h *req, int *flag)
 
 PSHM_API int pshmemx_request_alloc(long hints, shmemx_request_h *req)
 {
+    PSHM_CHECK_INIT("shmemx_request_alloc");
     (void)hints; /* none defined yet */
     if (PSHM_UNLIKELY(!req))
         pshm_fatal("shmemx_request_alloc: req is NULL");
@@ -377,6 +377,7 @@ PSHM_API int pshmemx_request_alloc(long hints, shmemx_request_h *req)
 
 PSHM_API int pshmemx_request_free(shmemx_request_h *req)
 {
+    PSHM_CHECK_INIT("shmemx_request_free");
     return finish("shmemx_request_free", req);
 }
 #pragma weak shmemx_request_free = pshmemx_request_free
@@ -405,6 +406,7 @@ static void absorb(struct pshm_request *dst, struct pshm_request *src)
 
 PSHM_API int pshmemx_request_merge(size_t count, shmemx_request_h **reqs, shmemx_request_h *merged)
 {
+    PSHM_CHECK_INIT("shmemx_request_merge");
     const char *routine = "shmemx_request_merge";
     if (PSHM_UNLIKELY(!merged))
         pshm_fatal("%s: merged is NULL", routine);

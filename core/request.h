@@ -22,8 +22,8 @@ PSHM_INLINE void pshm_nbe_rma(const char *routine, struct pshm_ctx *c, void *dst
 {
     uintptr_t off = (uintptr_t)(put ? dst : src) - pshm_g.heap_lo;
     char *b;
-    if (PSHM_LIKELY(req != NULL && *req != NULL && off < pshm_g.heap_fast_len &&
-                    (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]) != NULL)) {
+    if (PSHM_LIKELY(req != NULL && *req != NULL && off + n <= pshm_g.heap_fast_len &&
+                    PSHM_PE_OK(pe) && (b = pshm_g.peer[pe].base[PSHM_SEG_HEAP]) != NULL)) {
         pshm_copy(put ? b + off : dst, put ? src : b + off, n);
         return;
     }

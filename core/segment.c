@@ -227,6 +227,7 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
 
     pshm_g.heap_lo = (uintptr_t)seg.heap;
     pshm_g.heap_len = total;
+    pshm_g.heap_user_len = page_up(user_size);
     pshm_g.data_lo = dr.lo;
     pshm_g.data_len = dr.hi - dr.lo;
     seg.n_pes = b->size;
@@ -331,7 +332,7 @@ void pshm_segments_fini(void)
     free(pshm_g.peer);
     pshm_g.peer = NULL;
     pshm_g.heap_lo = 0;
-    pshm_g.heap_len = pshm_g.heap_fast_len = 0;
+    pshm_g.heap_len = pshm_g.heap_user_len = pshm_g.heap_fast_len = 0;
     pshm_g.data_fast_len = 0;
 }
 

@@ -26,6 +26,14 @@ struct pshm_internal {
     /* Sleeping waiters (core/pshm.h); a line of its own, since every
      * signalling store on the node reads it. */
     _Alignas(64) struct pshm_sleep sleep;
+    /* The finalize barrier (core/init.c), apart from every collective's
+     * flags so that it never matches a shmem_barrier_all: how many other
+     * PEs reached shmem_finalize or exit, the first of them to tell this
+     * PE (PE + 1, bit 32 set if at exit), and, on a PE that left, the
+     * first PE that found it waited for in vain (PE + 1). */
+    _Alignas(64) uint64_t fin_count;
+    uint64_t fin_who;
+    uint64_t fin_verdict;
 };
 
 /* Creates this PE's heap (internal area + user_size bytes), shares its data

@@ -35,6 +35,7 @@ PSHM_API void pshmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_
 
 PSHM_API uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
+    PSHM_CHECK_INIT("shmem_signal_wait_until");
     struct pshm_wait w = {0};
     uint64_t v;
     while (!PSHM_CMP("shmem_signal_wait_until", (v = PSHM_LOAD(sig_addr)), cmp, cmp_value))

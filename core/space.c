@@ -56,6 +56,8 @@ int pshm_space_seg_of(const void *addr, size_t *off)
     return -1;
 }
 
+size_t pshm_space_seg_len(int s) { return attached[s] ? attached[s]->size : 0; }
+
 static void check_space(const char *routine, struct pshm_space *sp)
 {
     if (!pshm_g.n_pes)
@@ -66,6 +68,7 @@ static void check_space(const char *routine, struct pshm_space *sp)
 
 PSHM_API void pshmemx_space_create(shmemx_space_config_t config, shmemx_space_t *space)
 {
+    PSHM_CHECK_INIT("shmemx_space_create");
     const char *routine = "shmemx_space_create";
     if (!pshm_g.n_pes)
         pshm_fatal("%s: called before shmem_init", routine);
@@ -124,6 +127,7 @@ struct space_card {
 
 PSHM_API void pshmemx_space_attach(shmemx_space_t sp)
 {
+    PSHM_CHECK_INIT("shmemx_space_attach");
     const char *routine = "shmemx_space_attach";
     check_space(routine, sp);
     if (sp->seg >= 0)
@@ -181,6 +185,7 @@ PSHM_API void pshmemx_space_attach(shmemx_space_t sp)
 
 PSHM_API void pshmemx_space_detach(shmemx_space_t sp)
 {
+    PSHM_CHECK_INIT("shmemx_space_detach");
     const char *routine = "shmemx_space_detach";
     check_space(routine, sp);
     if (sp->seg < 0)
@@ -220,6 +225,7 @@ static void space_release(struct pshm_space *sp)
 
 PSHM_API void pshmemx_space_destroy(shmemx_space_t sp)
 {
+    PSHM_CHECK_INIT("shmemx_space_destroy");
     const char *routine = "shmemx_space_destroy";
     check_space(routine, sp);
     if (sp->seg >= 0)
@@ -242,6 +248,7 @@ PSHM_API void pshmemx_space_destroy(shmemx_space_t sp)
  * traffic apart from the rest. */
 PSHM_API int pshmemx_space_create_ctx(shmemx_space_t sp, long options, shmem_ctx_t *ctx)
 {
+    PSHM_CHECK_INIT("shmemx_space_create_ctx");
     check_space("shmemx_space_create_ctx", sp);
     if (sp->max_ctx && sp->nctx >= sp->max_ctx) {
         if (pshm_g.debug)
@@ -299,12 +306,14 @@ static void *space_alloc(const char *routine, struct pshm_space *sp, size_t size
 
 PSHM_API void *pshmemx_space_malloc(shmemx_space_t sp, size_t size)
 {
+    PSHM_CHECK_INIT("shmemx_space_malloc");
     return size ? space_alloc("shmemx_space_malloc", sp, size, 0, 0) : NULL;
 }
 #pragma weak shmemx_space_malloc = pshmemx_space_malloc
 
 PSHM_API void *pshmemx_space_calloc(shmemx_space_t sp, size_t count, size_t size)
 {
+    PSHM_CHECK_INIT("shmemx_space_calloc");
     if (!count || !size || count > SIZE_MAX / size)
         return NULL;
     return space_alloc("shmemx_space_calloc", sp, count * size, 0, 1);
@@ -313,6 +322,7 @@ PSHM_API void *pshmemx_space_calloc(shmemx_space_t sp, size_t count, size_t size
 
 PSHM_API void *pshmemx_space_align(shmemx_space_t sp, size_t alignment, size_t size)
 {
+    PSHM_CHECK_INIT("shmemx_space_align");
     if (!size || !alignment || (alignment & (alignment - 1)))
         return NULL;
     return space_alloc("shmemx_space_align", sp, size, alignment, 0);

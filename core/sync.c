@@ -159,6 +159,8 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
             pshm_cpu_relax();
         return;
     }
+    if (PSHM_UNLIKELY(w->coll))
+        pshm_coll_departed_check();
     if (!w->sleep) {
         /* PEs may outnumber cores: let the PE we wait for run, and sleep
          * only once that has lasted YIELD_NS. */
@@ -231,6 +233,7 @@ void pshm_flag_put(uint64_t *addr, uint64_t value, int pe, int ordered)
  * communication first. */
 PSHM_API void pshmem_barrier_all(void)
 {
+    PSHM_CHECK_INIT("shmem_barrier_all");
     pshm_quiet(&pshm_ctx_default);
     pshm_barrier_world();
 }
@@ -238,6 +241,7 @@ PSHM_API void pshmem_barrier_all(void)
 
 PSHM_API void pshmem_sync_all(void)
 {
+    PSHM_CHECK_INIT("shmem_sync_all");
     pshm_barrier_world();
 }
 #pragma weak shmem_sync_all = pshmem_sync_all
@@ -247,6 +251,7 @@ PSHM_API void pshmem_quiet(void) { pshm_quiet(&pshm_ctx_default); }
 
 PSHM_API void pshmem_ctx_quiet(shmem_ctx_t ctx)
 {
+    PSHM_CHECK_INIT("shmem_ctx_quiet");
     if (ctx)
         pshm_quiet(ctx);
 }
@@ -264,6 +269,7 @@ PSHM_API void pshmem_fence(void) { fence(&pshm_ctx_default); }
 
 PSHM_API void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
+    PSHM_CHECK_INIT("shmem_ctx_fence");
     if (ctx)
         fence(ctx);
 }
@@ -272,6 +278,7 @@ PSHM_API void pshmem_ctx_fence(shmem_ctx_t ctx)
 /* Completing everything also completes what went to the named PEs. */
 PSHM_API void pshmem_pe_quiet(const int *target_pes, size_t npes)
 {
+    PSHM_CHECK_INIT("shmem_pe_quiet");
     (void)target_pes;
     (void)npes;
     pshm_quiet(&pshm_ctx_default);
@@ -280,6 +287,7 @@ PSHM_API void pshmem_pe_quiet(const int *target_pes, size_t npes)
 
 PSHM_API void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
+    PSHM_CHECK_INIT("shmem_ctx_pe_quiet");
     (void)target_pes;
     (void)npes;
     if (ctx)

@@ -105,14 +105,23 @@ void pshm_teams_fini(void)
 
 /* ---- queries ------------------------------------------------------------ */
 
-PSHM_API int pshmem_team_my_pe(shmem_team_t team) { return team ? team->my_pe : -1; }
+PSHM_API int pshmem_team_my_pe(shmem_team_t team)
+{
+    PSHM_CHECK_INIT("shmem_team_my_pe");
+    return team ? team->my_pe : -1;
+}
 #pragma weak shmem_team_my_pe = pshmem_team_my_pe
 
-PSHM_API int pshmem_team_n_pes(shmem_team_t team) { return team ? team->n_pes : -1; }
+PSHM_API int pshmem_team_n_pes(shmem_team_t team)
+{
+    PSHM_CHECK_INIT("shmem_team_n_pes");
+    return team ? team->n_pes : -1;
+}
 #pragma weak shmem_team_n_pes = pshmem_team_n_pes
 
 PSHM_API int pshmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
+    PSHM_CHECK_INIT("shmem_team_get_config");
     if (!team)
         return -1;
     if (!config_mask)
@@ -127,6 +136,7 @@ PSHM_API int pshmem_team_get_config(shmem_team_t team, long config_mask, shmem_t
 
 PSHM_API int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
+    PSHM_CHECK_INIT("shmem_team_translate_pe");
     if (!src_team || !dest_team || src_pe < 0 || src_pe >= src_team->n_pes)
         return -1;
     return pshm_team_index_of(dest_team, pshm_team_world_pe(src_team, src_pe));
@@ -201,6 +211,7 @@ PSHM_API int pshmem_team_split_strided(shmem_team_t parent, int start, int strid
                                        const shmem_team_config_t *config, long config_mask,
                                        shmem_team_t *new_team_out)
 {
+    PSHM_CHECK_INIT("shmem_team_split_strided");
     if (new_team_out)
         *new_team_out = SHMEM_TEAM_INVALID;
     if (!parent || parent->my_pe < 0 || !new_team_out)
@@ -245,6 +256,7 @@ PSHM_API int pshmem_team_split_2d(shmem_team_t parent, int xrange,
                                   shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                                   long yaxis_mask, shmem_team_t *yaxis_team)
 {
+    PSHM_CHECK_INIT("shmem_team_split_2d");
     if (xaxis_team)
         *xaxis_team = SHMEM_TEAM_INVALID;
     if (yaxis_team)
@@ -284,6 +296,8 @@ PSHM_API int pshmem_team_split_2d(shmem_team_t parent, int xrange,
 
 PSHM_API void pshmem_team_destroy(shmem_team_t team)
 {
+    PSHM_CHECK_INIT("shmem_team_destroy");
+    pshm_coll_forget_team(team);
     if (!team || team->predefined)
         return;
     /* The specification destroys the team's shareable contexts with it;

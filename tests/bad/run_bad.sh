@@ -404,8 +404,9 @@ if have_oshrun; then
         expect_status 0
         expect_none err "FAIL"
         expect_none err "beyond this 2.0 table"
-        # (one line per PE and family: rma, then amo)
-        expect_match out "^abi20 transport: PE 0: [1-9][0-9]* puts, [1-9][0-9]* gets, 0 AMOs$"
+        # (one line per PE and family: rma, then amo; the rma family's 2
+        # AMOs are shmem_finalize's notice to the other PE, core/init.c)
+        expect_match out "^abi20 transport: PE 0: [1-9][0-9]* puts, [1-9][0-9]* gets, 2 AMOs$"
         expect_match out "^abi20 transport: PE 1: [1-9][0-9]* puts, 0 gets, [1-9][0-9]* AMOs$"
         if [ -x "$BUILD/tests/p2p/suite_p2p" ]; then
             ENVS=(SHMEM_TRANSPORT_PATH="$ABI_PLUGINS" SHMEM_TRANSPORT=abi20 SHMEM_BYPASS=0)
@@ -576,6 +577,83 @@ if have_oshrun; then
     expect_once err "without finalizing"
     expect_match err "PE 1 \(pid [0-9]+\) exited without finalizing"
 
+    # A PE that exits (exit(0), so the implicit finalize at exit runs)
+    # while the others go on to shmem_barrier_all: one line naming it, not
+    # a hang; and a program whose PEs all return from main without
+    # shmem_finalize still completes and exits 0.  Over shm and over a
+    # network transport with the bypass off.
+    OFI_ENVS=()
+    [ -e "$BUILD/transports/ofi/transport-ofi.so" ] &&
+        OFI_ENVS=(SHMEM_TRANSPORT=ofi "FI_PROVIDER=tcp;ofi_rxm" "SHMEM_OFI_PROVIDER=tcp;ofi_rxm" SHMEM_BYPASS=0)
+    for tp in shm ofi; do
+        if [ $tp = ofi ]; then
+            [ ${#OFI_ENVS[@]} = 0 ] && continue
+            base=("${OFI_ENVS[@]}")
+        else
+            base=(SHMEM_TRANSPORT=shm)
+        fi
+        ENVS=("${base[@]}")
+        run "PE 2 exits without finalize, others in barrier_all, $tp np=4" 4 "$P/bad_exit_nofinalize" 2
+        expect_status 1
+        expect_once err "PE 2 exited without calling shmem_finalize"
+        expect_line err "PE 2 exited without" "waits for it in shmem_barrier_all"
+        expect_none out "not reached"
+        expect_none err "killed by signal"
+        run "every PE returns from main without finalize, $tp np=4" 4 "$P/bad_exit_nofinalize" return
+        expect_status 0
+        expect_count out 4 ": ok"
+        expect_none err "plugshmem"
+
+        # A PE outside the job, with SHMEM_DEBUG=0: one line, status 1.
+        for c in "pe -1" "pe npes" "pe 1000000" "get -1" "get 1000000" "amo -1" "amo npes" "ctx_put 1000000"; do
+            set -- $c
+            ENVS=("${base[@]}" SHMEM_DEBUG=0)
+            run "$1 to PE $2 (SHMEM_DEBUG=0), $tp np=4" 4 "$P/bad_misuse" $c
+            expect_status 1
+            pe=$2; [ "$pe" = npes ] && pe=4
+            expect_once err "pe=$pe is out of range; this job has PEs 0 to 3"
+            expect_none out "not stopped"
+            expect_none err "killed by signal"
+        done
+
+        # Ranges past the end: of the heap with SHMEM_DEBUG=0 (and a heap
+        # small enough that the copy would reach the library's own area),
+        # of the allocation with SHMEM_DEBUG=1.
+        ENVS=("${base[@]}" SHMEM_DEBUG=0 SHMEM_SYMMETRIC_SIZE=512K)
+        run "1 MiB into shmem_malloc(16), 512K heap (SHMEM_DEBUG=0), $tp np=4" 4 "$P/bad_misuse" past_alloc
+        expect_status 1
+        expect_once err "shmem_putmem: dest"
+        expect_line err "shmem_putmem: dest" "+ 1048576 bytes runs past the end of the symmetric heap (524288 bytes at"
+        expect_none out "not stopped"
+        ENVS=("${base[@]}" SHMEM_DEBUG=0 SHMEM_SYMMETRIC_SIZE=256M)
+        run "64 B at shmem_malloc(16) + 256 MiB (SHMEM_DEBUG=0), $tp np=4" 4 "$P/bad_misuse" past_heap 268435456
+        expect_status 1
+        expect_line err "shmem_putmem: dest" "+ 64 bytes runs past the end of the symmetric heap (268435456 bytes at"
+        expect_none out "not stopped"
+        ENVS=("${base[@]}" SHMEM_DEBUG=1)
+        run "1 MiB into shmem_malloc(16) (SHMEM_DEBUG=1), $tp np=4" 4 "$P/bad_misuse" past_alloc
+        expect_status 1
+        expect_line err "shmem_putmem: dest" "+ 1048576 bytes runs past the end of its allocation (64 bytes at"
+        run "64 B past an allocation, in the heap (SHMEM_DEBUG=1), $tp np=4" 4 "$P/bad_misuse" past_heap 1048576
+        expect_status 1
+        expect_line err "shmem_putmem: dest" "+ 64 bytes is not in an allocation"
+        run "broadcast of 4 KiB into shmem_malloc(16) (SHMEM_DEBUG=1), $tp np=4" 4 "$P/bad_misuse" coll_past_alloc
+        expect_status 1
+        expect_match err "shmem_broadcastmem: dest 0x[0-9a-f]+ \+ 4096 bytes runs past the end of its allocation \(64 bytes at"
+        expect_none err "killed by signal"
+    done
+    ENVS=()
+
+    # After shmem_finalize, every routine: one line per PE, no signal.
+    for r in barrier_all quiet fence set_lock wait_until broadcast malloc ctx_create team_split_strided putmem; do
+        ENVS=()
+        run "shmem_$r after shmem_finalize np=2" 2 "$P/bad_misuse" "after:$r"
+        expect_status 1
+        expect_match err "shmem_(long_)?$r: called after shmem_finalize"
+        expect_none out "returned"
+        expect_none err "killed by signal"
+    done
+
     # SHMEM_INFO=1: the shmem_info report, at init, on PE 0 only.
     ENVS=(SHMEM_INFO=1)
     run "SHMEM_INFO=1 np=2" 2 "$P/bad_hello"
@@ -631,6 +709,17 @@ expect_status 139
 ENVS=()
 run "singleton global_exit(7)" 0 "$P/bad_global_exit" 0 7
 expect_status 7
+# Before shmem_init, every routine: one line, no signal, with or without
+# SHMEM_DEBUG.
+for dbg in 0 1; do
+    for r in barrier_all quiet fence set_lock wait_until broadcast malloc ctx_create team_split_strided putmem; do
+        ENVS=(SHMEM_DEBUG=$dbg)
+        run "shmem_$r before shmem_init SHMEM_DEBUG=$dbg" 0 "$P/bad_misuse" "before:$r"
+        expect_status 1
+        expect_match err "^plugshmem: shmem_(long_)?$r: called before shmem_init$"
+        expect_none out "returned"
+    done
+done
 ENVS=(SHMEM_DEBUG=1 SHMEM_SYMMETRIC_SIZE=64K)
 run "singleton exhaustion" 0 "$P/bad_exhaust" 1048576
 expect_status 0

@@ -78,7 +78,8 @@ fi
 # ctx forms, tools).
 for name in shmem_put shmem_atomic_fetch_add shmem_team_split_strided shmem_int_put \
   shmem_ctx_uint64_atomic_fetch_add_nbi shmem_complexd_sum_reduce shmem_int_sum_to_all \
-  shmem_long_wait_until_any_vector shmem_putmem_signal_nbi shmalloc oshrun oshcc oshc++ shmem_info shmem_compare; do
+  shmem_long_wait_until_any_vector shmem_putmem_signal_nbi shmalloc oshrun oshcc oshc++ shmem_info shmem_compare \
+  plugshmem-transport-check; do
   out=$(MANWIDTH=200 man -M "$mandir" "$name" 2>&1)
   if grep -q '^NAME' <<<"$out" && grep -qF -- "$name" <<<"$out"; then
     ok "man $name"

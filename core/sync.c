@@ -30,10 +30,16 @@ static uint32_t watch_key(int seg, uintptr_t off)
     return (uint32_t)(off >> 3) ^ (seg == PSHM_SEG_DATA ? 0x80000000u : 0);
 }
 
+/* What this process's waits did, for shmemx_wait_stat: a test can then
+ * tell a wait that slept from one that only spun, which its results alone
+ * cannot show.  Counted beside system calls, so the counting is free. */
+static uint64_t stat_naps, stat_naps_woken, stat_wakes;
+
 static void wake_all(struct pshm_sleep *s)
 {
     __atomic_fetch_add(&s->seq, 1, __ATOMIC_SEQ_CST);
     futex(&s->seq, FUTEX_WAKE, INT_MAX, NULL);
+    __atomic_fetch_add(&stat_wakes, 1, __ATOMIC_RELAXED);
 }
 
 /* The inline check saw sleepers at pe: wake them only if one may watch
@@ -198,6 +204,10 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
     struct timespec ts = {.tv_sec = us / 1000000u, .tv_nsec = (long)(us % 1000000u) * 1000};
     long rc = futex(&w->sleep->seq, FUTEX_WAIT, w->seq, &ts);
     w->timed_out = rc != 0 && errno == ETIMEDOUT;
+    __atomic_fetch_add(&stat_naps, 1, __ATOMIC_RELAXED);
+    /* EAGAIN: a writer bumped seq between our read of it and the call. */
+    if (rc == 0 || errno == EAGAIN)
+        __atomic_fetch_add(&stat_naps_woken, 1, __ATOMIC_RELAXED);
     w->seq = __atomic_load_n(&w->sleep->seq, __ATOMIC_SEQ_CST);
     /* Naps grow while nothing happens. */
     if (w->timed_out) {
@@ -206,6 +216,21 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
             w->nap_us = pshm_cfg.wait_sleep_us;
     }
 }
+
+PSHM_API uint64_t pshmemx_wait_stat(int which)
+{
+    switch (which) {
+    case SHMEMX_WAIT_CAN_SLEEP:
+        /* The condition pshm_wait_step tests before it would sleep. */
+        return pshm_is_initialized() && pshm_cfg.wait_sleep_us && pshm_g.sleep_at &&
+               !pshm_g.tp_progress;
+    case SHMEMX_WAIT_NAPS: return __atomic_load_n(&stat_naps, __ATOMIC_RELAXED);
+    case SHMEMX_WAIT_NAPS_WOKEN: return __atomic_load_n(&stat_naps_woken, __ATOMIC_RELAXED);
+    case SHMEMX_WAIT_WAKES: return __atomic_load_n(&stat_wakes, __ATOMIC_RELAXED);
+    default: return UINT64_MAX;
+    }
+}
+#pragma weak shmemx_wait_stat = pshmemx_wait_stat
 
 void pshm_wait_leave(struct pshm_wait *w)
 {

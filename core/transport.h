@@ -41,6 +41,10 @@
  * its message; it never calls abort() or exit(), which would leave the
  * other PEs waiting.  query() explains a refusal in why; init() reports
  * with svc->error() and returns nonzero.
+ *
+ * C and C++: the header compiles as both, with C linkage for everything
+ * it declares.  Define the descriptor with PSHM_TRANSPORT_EXPORT (below)
+ * in either language.
  */
 #ifndef PSHM_TRANSPORT_H
 #define PSHM_TRANSPORT_H
@@ -51,6 +55,33 @@
 #define PSHM_TRANSPORT_ABI_MAJOR 2u
 #define PSHM_TRANSPORT_ABI_MINOR 2u
 #define PSHM_TRANSPORT_SYMBOL "plugshmem_transport"
+
+/*
+ * The definition of the descriptor:
+ *
+ *   PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {...};
+ *
+ * The core finds it with dlsym by its plain name, and a plugin is often
+ * built with -fvisibility=hidden, so it must be visible whatever the
+ * flags.  In C++ two more things would hide it: a const object at
+ * namespace scope has internal linkage (GCC then ignores the visibility
+ * attribute, with a warning), and its name would be mangled.  extern "C"
+ * on the definition itself cures both.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PSHM_TRANSPORT_VISIBLE __attribute__((visibility("default")))
+#else
+#define PSHM_TRANSPORT_VISIBLE
+#endif
+#ifdef __cplusplus
+#define PSHM_TRANSPORT_EXPORT extern "C" PSHM_TRANSPORT_VISIBLE
+#else
+#define PSHM_TRANSPORT_EXPORT PSHM_TRANSPORT_VISIBLE
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* First in every table.  An ABI 1 descriptor began with a 32-bit version
  * and a 32-bit size, so on the little-endian machines it was built for it
@@ -347,5 +378,9 @@ typedef struct pshm_transport_desc {
      * request (shmem_info shows it); NULL: by a quiet of the context. */
     const char *nbe_completion;
 } pshm_transport_desc;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

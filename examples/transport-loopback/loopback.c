@@ -170,7 +170,7 @@ static const pshm_setting settings[] = {
     {NULL, 0, NULL, NULL, NULL},
 };
 
-__attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
+PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
     .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
     .name = "loopback",
     .description = "example: one node, load/store into the core's mappings of peers",

@@ -169,7 +169,7 @@ static void p_fini(void)
     fflush(stdout);
 }
 
-__attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
+PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
 #if KIND == KIND_ABI20
     .hdr = {PSHM_TRANSPORT_ABI_MAJOR, 0, offsetof(pshm_transport_desc, nbe_completion)},
 #else

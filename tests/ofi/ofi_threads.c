@@ -1,7 +1,13 @@
 /*
  * SHMEM_THREAD_MULTIPLE over the ofi transport: every thread does puts and
  * AMOs on every PE through a private context of its own, and at the same
- * time through the shared default context; then the totals are checked.
+ * time through the shared default context; then the AMO totals and every
+ * word the puts wrote are checked.
+ *
+ * Each put has a word of its own, holding a value that names its sender,
+ * thread and iteration: two puts to one address would leave the check
+ * depending on their order, which puts do not guarantee, and a put that
+ * went to a neighbour's word, or never arrived, shows as such.
  *
  *   ofi_threads [threads] [iterations]
  */
@@ -14,10 +20,26 @@
 
 #define MAXT 16
 
-static uint64_t ctx_sum;              /* AMOs through private contexts */
-static uint64_t dflt_sum;             /* AMOs through the default context */
-static uint64_t slots[MAXT * 1024];   /* puts: slot [thread*n_pes + from] */
-static int iters, me, n;
+static uint64_t ctx_sum;  /* AMOs through private contexts */
+static uint64_t dflt_sum; /* AMOs through the default context */
+/* Puts through the private contexts and through the default one: at
+ * [(thread * n_pes + from) * per + i / n_pes], per = ceil(iters / n_pes),
+ * since a sender's iterations i that reach one PE differ by multiples of
+ * n_pes.  On the heap: the size depends on the arguments. */
+static uint64_t *ctx_slots, *dflt_slots;
+static int iters, me, n, per;
+
+static size_t slot(int t, int from, int i)
+{
+    return ((size_t)t * (size_t)n + (size_t)from) * (size_t)per + (size_t)(i / n);
+}
+
+/* Never 0 (the heap starts zeroed), and different for every put. */
+static uint64_t stamp(int from, int t, int i, int dflt)
+{
+    return ((uint64_t)(from + 1) << 40) | ((uint64_t)t << 32) | ((uint64_t)dflt << 31) |
+           (uint64_t)(i + 1);
+}
 
 static void *work(void *arg)
 {
@@ -31,8 +53,9 @@ static void *work(void *arg)
         int pe = (me + i) % n;
         shmem_ctx_uint64_atomic_add(ctx, &ctx_sum, 1, pe);
         shmem_uint64_atomic_add(&dflt_sum, 1, pe);
-        uint64_t v = (uint64_t)i + 1;
-        shmem_ctx_uint64_put(ctx, &slots[t * n + me], &v, 1, pe);
+        uint64_t v = stamp(me, t, i, 0), w = stamp(me, t, i, 1);
+        shmem_ctx_uint64_put(ctx, &ctx_slots[slot(t, me, i)], &v, 1, pe);
+        shmem_uint64_put(&dflt_slots[slot(t, me, i)], &w, 1, pe);
         if (i % 64 == 0) {
             shmem_ctx_quiet(ctx);
             (void)shmem_ctx_uint64_atomic_fetch(ctx, &ctx_sum, pe);
@@ -56,8 +79,18 @@ int main(int argc, char **argv)
     }
     me = shmem_my_pe();
     n = shmem_n_pes();
-    if (n > 1024)
-        return 77;
+    if (n > 1024 || iters < 1 || iters >= (1 << 30)) {
+        printf("at most 1024 PEs and 2^30 iterations\n");
+        return 1;
+    }
+    per = (iters + n - 1) / n;
+    size_t words = (size_t)nt * (size_t)n * (size_t)per;
+    ctx_slots = shmem_calloc(words, sizeof *ctx_slots);
+    dflt_slots = shmem_calloc(words, sizeof *dflt_slots);
+    if (!ctx_slots || !dflt_slots) {
+        printf("PE %d: no symmetric memory for %zu words\n", me, 2 * words);
+        return 1;
+    }
     pthread_t th[MAXT];
     for (int t = 0; t < nt; t++)
         pthread_create(&th[t], NULL, work, (void *)(intptr_t)t);
@@ -78,10 +111,43 @@ int main(int argc, char **argv)
                me, ctx_sum, dflt_sum, expect);
         rc = 1;
     }
+    /* The threads quieted their contexts before destroying them, and the
+     * barrier completed the default context's puts: every word is here. */
+    long bad = 0, checked = 0;
+    for (int src = 0; src < n; src++)
+        for (int t = 0; t < nt; t++)
+            for (int i = 0; i < iters; i++) {
+                if ((src + i) % n != me)
+                    continue;
+                size_t k = slot(t, src, i);
+                for (int d = 0; d < 2; d++) {
+                    uint64_t got = d ? dflt_slots[k] : ctx_slots[k], want = stamp(src, t, i, d);
+                    checked++;
+                    if (got != want && bad++ < 5)
+                        printf("FAIL PE %d: put of PE %d thread %d iteration %d through the %s "
+                               "context: word holds %#" PRIx64 ", expected %#" PRIx64 "\n",
+                               me, src, t, i, d ? "default" : "private", got, want);
+                }
+            }
+    /* And no word that no put was meant for was written. */
+    size_t words_here = (size_t)nt * (size_t)n * (size_t)per;
+    for (size_t k = 0; k < words_here; k++) {
+        int src = (int)(k / (size_t)per % (size_t)n), i = (int)(k % (size_t)per) * n;
+        i += ((me - src - i) % n + n) % n; /* the iteration of this slot that targets me */
+        if (i >= iters && (ctx_slots[k] || dflt_slots[k]) && bad++ < 5)
+            printf("FAIL PE %d: word %zu was written, but no put targets it\n", me, k);
+    }
+    if (bad) {
+        printf("FAIL PE %d: %ld of %ld put words wrong\n", me, bad, checked);
+        rc = 1;
+    }
     shmem_barrier_all();
     if (me == 0 && !rc)
-        printf("ok: %d PEs x %d threads x %d iterations, private contexts and the default one\n",
-               n, nt, iters);
+        printf("ok: %d PEs x %d threads x %d iterations, private contexts and the default one: "
+               "AMO sums and all %ld put words on PE 0 right\n",
+               n, nt, iters, checked);
+    shmem_free(dflt_slots);
+    shmem_free(ctx_slots);
     shmem_finalize();
     return rc;
 }

@@ -2,7 +2,7 @@
 """Every routine the headers declare for C is declared for C++ too, with C
 linkage, so a C++ program can call and link it.
 
-  cxx_complete.py --cc CC --cxx CXX --lib LIBPLUGSHMEM.so [--functions TSV] -I DIR ...
+  cxx_complete.py --cc CC --cxx CXX --lib LIBPLUGSHMEM.so --functions TSV -I DIR ...
 
 1. shmem.h, shmemx.h and pshmem.h are preprocessed as C11 and as C++: the
    routine names declared in the C output and missing from the C++ output
@@ -12,8 +12,9 @@ linkage, so a C++ program can call and link it.
    OpenSHMEM 1.6 function list (TSV: family, name, since, status) and of
    its pshmem_ alias, and is linked against the library: an undeclared
    name fails to compile, a name declared without extern "C" fails to link.
-   Without the list (../shared/api/openshmem-1.6-functions.tsv is beside
-   the repository), the names of step 1 are used.  The complex routines
+   The list is tests/data/openshmem-1.6-functions.tsv; without it the test
+   fails rather than falling back to the headers' own names, which would
+   only check the headers against themselves.  The complex routines
    are overloaded in C++ (GCC, Clang), so their address is taken through
    the std::complex signature, as a program must.
 4. A C++ program calls every routine with a complex parameter (shmem_ and
@@ -91,7 +92,7 @@ def main():
     ap.add_argument("--cc", required=True)
     ap.add_argument("--cxx")
     ap.add_argument("--lib", required=True)
-    ap.add_argument("--functions")
+    ap.add_argument("--functions", required=True)
     ap.add_argument("-I", dest="incs", action="append", default=[])
     a = ap.parse_args()
     if not a.cxx:
@@ -124,12 +125,14 @@ def main():
     else:
         print("ok: the headers compile inside extern \"C\" { }")
 
-    if a.functions and os.path.exists(a.functions):
-        names = tsv_names(a.functions)
-        origin = "the OpenSHMEM 1.6 function list (%s)" % a.functions
-    else:
-        names = sorted(n for n in c if n.startswith("shmem_"))
-        origin = "shmem.h as C (no function list at %s)" % a.functions
+    if not os.path.exists(a.functions):
+        print("FAIL no OpenSHMEM 1.6 function list at %s" % a.functions)
+        return 1
+    names = tsv_names(a.functions)
+    if len(names) < 1000:
+        print("FAIL the function list %s holds %d names: cut short?" % (a.functions, len(names)))
+        return 1
+    origin = "the OpenSHMEM 1.6 function list (%s)" % a.functions
     aliases = ["p" + n for n in names if n.startswith("shmem_")]
     body = ["typedef void (*any_fn)(void);", "extern const any_fn every[];", "const any_fn every[] = {"]
     for n in names + aliases:

@@ -23,6 +23,19 @@
  *     counter barrier's waiters watch a word of another PE)
  *  9. one long wait: PE 0 computes ~50 ms before a plain shmem_long_p
  *     releases the others (naps grow, and still end)
+ * 10. the same with shmem_long_atomic_set, which must wake the sleepers
+ *
+ * Values alone cannot show that anything slept: a wait that only spins
+ * passes stages 1-8 as well.  The library's wait counters
+ * (shmemx_wait_stat) can.  Where waits may sleep (SHMEMX_WAIT_CAN_SLEEP:
+ * shm, SHMEM_WAIT_SLEEP not 0), every waiting PE of stage 9 must have
+ * napped, and in stage 10 every waiter must have had a nap ended by a
+ * wake-up and PE 0 must have sent one.  A stage that misses is run again
+ * with PE 0 computing twice as long (a PE may be descheduled through a
+ * whole wait on a loaded machine), at most 5 times (50 to 800 ms).  Stages
+ * 1-8 are not held to sleeping: at 2 PEs on 2 idle cores their 300 us
+ * pauses end within the spin phase.  Where waits may not sleep (a
+ * transport that needs this PE's progress), no PE may have napped at all.
  */
 #include <time.h>
 
@@ -32,6 +45,23 @@
 static long gword;     /* global: the data segment's sleep key */
 static uint64_t gsig;
 static long gpayload;
+static long gyes, gcount; /* count_pes's symmetric source and result */
+
+/* How many PEs say yes: the same answer on every PE, so that all agree
+ * whether to run a stage again. */
+static long count_pes(int yes)
+{
+    gyes = yes;
+    shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &gcount, &gyes, 1);
+    return gcount;
+}
+
+static uint64_t wait_stat(int which)
+{
+    uint64_t v = shmemx_wait_stat(which);
+    T_CHECK(v != UINT64_MAX, "shmemx_wait_stat(%d) does not know its counter", which);
+    return v;
+}
 
 static void compute(double us)
 {
@@ -164,20 +194,66 @@ int main(void)
         shmem_barrier_all();
     }
 
-    /* ---- 9. one long wait -------------------------------------------------- */
-    t_stage("long wait");
-    *release = 0;
-    shmem_barrier_all();
-    if (me == 0) {
-        compute(50000);
-        for (int pe = 1; pe < npes; pe++)
-            shmem_long_p(release, -1, pe);
-    } else {
-        shmem_long_wait_until(release, SHMEM_CMP_EQ, -1);
+    /* ---- 9 and 10. long waits that must sleep ------------------------- */
+    int can_sleep = (int)wait_stat(SHMEMX_WAIT_CAN_SLEEP);
+    T_CHECK(count_pes(can_sleep) == (can_sleep ? npes : 0),
+            "PEs of one job disagree whether waits may sleep");
+    long tries[2] = {0, 0};
+    for (int stage = 0; stage < 2; stage++) {
+        int waking = stage == 1; /* 10: a write that wakes */
+        t_stage(waking ? "long wait, woken" : "long wait");
+        long missing = 0;
+        for (int t = 0; t < 5; t++) {
+            tries[stage]++;
+            *release = 0;
+            shmem_barrier_all();
+            /* Read after the barrier, which may nap and wake too: only the
+             * wait and the writes below count. */
+            uint64_t naps = wait_stat(SHMEMX_WAIT_NAPS), woken = wait_stat(SHMEMX_WAIT_NAPS_WOKEN);
+            int ok;
+            if (me == 0) {
+                compute(50000.0 * (1 << t));
+                uint64_t wakes = wait_stat(SHMEMX_WAIT_WAKES);
+                for (int pe = 1; pe < npes; pe++) {
+                    if (waking)
+                        shmem_long_atomic_set(release, t + 1, pe);
+                    else
+                        shmem_long_p(release, t + 1, pe);
+                }
+                /* A waking stage passes on PE 0 once it woke somebody. */
+                ok = !waking || npes == 1 || wait_stat(SHMEMX_WAIT_WAKES) > wakes;
+            } else {
+                shmem_long_wait_until(release, SHMEM_CMP_EQ, t + 1);
+                T_CHECK(*release == t + 1, "try %d: release is %ld", t, *release);
+                ok = wait_stat(SHMEMX_WAIT_NAPS) > naps &&
+                     (!waking || wait_stat(SHMEMX_WAIT_NAPS_WOKEN) > woken);
+            }
+            missing = npes - count_pes(ok);
+            if (!can_sleep || missing == 0)
+                break;
+        }
+        if (can_sleep)
+            T_CHECK(missing == 0,
+                    "%ld of %d PEs never %s in 5 waits of 50 to 800 ms (waits may sleep here)",
+                    missing, npes,
+                    waking ? "had a nap ended by a wake-up, or sent one (PE 0)" : "napped");
+        shmem_barrier_all();
     }
+    /* Where waits may not sleep, no wait of the whole program did. */
+    long napped = count_pes(wait_stat(SHMEMX_WAIT_NAPS) > 0);
+    if (!can_sleep)
+        T_CHECK(napped == 0, "%ld PEs slept although this transport's waits may not", napped);
+    long naps_total = (long)wait_stat(SHMEMX_WAIT_NAPS);
+    long woken_total = (long)wait_stat(SHMEMX_WAIT_NAPS_WOKEN);
     shmem_barrier_all();
 
-    t_done("sleep", "%d rounds of each way of waking", rounds);
+    if (can_sleep)
+        t_done("sleep", "%d rounds of each way of waking; PE 0 napped %ld times (%ld woken), "
+               "long waits slept at try %ld and %ld", rounds, naps_total, woken_total, tries[0],
+               tries[1]);
+    else
+        t_done("sleep", "%d rounds of each way of waking; waits may not sleep here, and no PE "
+               "napped", rounds);
     shmem_free(count);
     shmem_free(release);
     shmem_free(slots);

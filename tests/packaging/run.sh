@@ -104,9 +104,14 @@ expect_files() {
 L=/usr/lib/$ma
 expect_files libplugshmem0 /usr/bin/oshrun /usr/bin/shmem_info "$L/libplugshmem.so.0" \
     "$L/libplugshmem.so.0.1.0" "$L/plugshmem/transport-shm.so"
+sdk=/usr/share/plugshmem/sdk
 expect_files libplugshmem-dev /usr/bin/oshcc /usr/bin/oshc++ /usr/include/shmem.h \
     /usr/include/pshmem.h /usr/include/shmemx.h /usr/include/plugshmem/transport.h \
-    "$L/libplugshmem.so" "$L/pkgconfig/plugshmem.pc"
+    "$L/libplugshmem.so" "$L/pkgconfig/plugshmem.pc" \
+    /usr/bin/plugshmem-transport-check /usr/libexec/plugshmem/suite_api \
+    $sdk/writing-a-transport.md $sdk/examples/transport-loopback/loopback.c \
+    $sdk/examples/transport-loopback/loopback.cpp $sdk/common/progress_thread.c \
+    $sdk/common/progress_thread.h $sdk/common/lock.h $sdk/common/cpu_relax.h
 for t in ofi ucx; do
     expect_files "plugshmem-transport-$t" "$L/plugshmem/transport-$t.so"
 done
@@ -121,7 +126,8 @@ expect_files plugshmem-compare /usr/bin/shmem_compare /usr/libexec/plugshmem/com
 # Each package's pages, "package page" per line.
 pages=$(for p in "${pkgs[@]}"; do files "$p" | grep '^/usr/share/man/' | sed "s|^|$p |"; done)
 misplaced=$(grep -Ev '^(libplugshmem0 .*/man1/(oshrun|shmem_info)|plugshmem-compare .*/man1/shmem_compare|libplugshmem-dev .*/man[13]/[^/]*)\.[13]\.gz$' <<<"$pages")
-lost=$(for m in oshrun shmem_info shmem_compare oshcc oshc++ shmem_put shmem_atomic_fetch_add; do
+lost=$(for m in oshrun shmem_info shmem_compare oshcc oshc++ plugshmem-transport-check shmem_put \
+    shmem_atomic_fetch_add; do
     grep -q "/man[13]/$m\.[13]\.gz$" <<<"$pages" || echo "$m"; done)
 if [ -z "$misplaced" ] && [ -z "$lost" ]; then
     ok "manual pages: $(grep -c . <<<"$pages") (oshrun's and shmem_info's in libplugshmem0, shmem_compare's in plugshmem-compare, the rest in -dev)"
@@ -144,7 +150,8 @@ expect_deps() {
     fi
 }
 expect_deps libplugshmem0 'libc6 libpmix[0-9]+'
-expect_deps libplugshmem-dev 'gcc\|c-compiler libplugshmem0'
+# -dev's own program (the API suite of plugshmem-transport-check) links libc.
+expect_deps libplugshmem-dev 'gcc\|c-compiler libc6 libplugshmem0'
 expect_deps plugshmem-transport-ofi 'libc6 libfabric[0-9]+ libplugshmem0'
 expect_deps plugshmem-transport-ucx 'libc6 libplugshmem0 libucx[0-9]+'
 expect_deps plugshmem-transport-mpi 'libc6 libmpich[0-9]+ libplugshmem0'
@@ -292,6 +299,20 @@ if [ "$(transports | xargs)" = "shm:$L/plugshmem/transport-shm.so" ]; then
 else
     bad "shmem_info lists: $(transports | xargs)"
 fi
+# The plugin SDK from the packages: the C example, built from the installed
+# copy with pkg-config's flags, passes the installed check at 2 PEs.
+sdk_dir=$(pkg-config --variable=sdkdir plugshmem 2>/dev/null)
+mkdir -p "$work/run/plugins"
+if [ "$(readlink -f "$sdk_dir")" = /usr/share/plugshmem/sdk ] &&
+    cc -O2 $(pkg-config --cflags plugshmem) -shared -fPIC -o "$work/run/plugins/transport-loopback.so" \
+        "$sdk_dir/examples/transport-loopback/loopback.c" 2>"$work/sdk.log" &&
+    (cd "$work/run" && timeout 300 /usr/bin/plugshmem-transport-check --np 2 \
+        "$work/run/plugins/transport-loopback.so") >>"$work/sdk.log" 2>&1 &&
+    grep -q '^loopback: 1 passed, 0 failed' "$work/sdk.log"; then
+    ok "plugshmem-transport-check passes the example plugin built from $sdk_dir"
+else
+    bad "the SDK from the packages (sdkdir '$sdk_dir'):"; tail -n 30 "$work/sdk.log" 2>/dev/null
+fi
 
 # ---- manual pages ----------------------------------------------------------------------------
 # man finds each installed page by name (a family page, a typed name that
@@ -319,6 +340,7 @@ if command -v man >/dev/null && command -v groff >/dev/null; then
     done
     man_ok oshcc 1 libplugshmem-dev
     man_ok oshc++ 1 libplugshmem-dev
+    man_ok plugshmem-transport-check 1 libplugshmem-dev
     man_ok oshrun 1 libplugshmem0
     man_ok shmem_info 1 libplugshmem0
 else

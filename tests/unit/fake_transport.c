@@ -29,7 +29,7 @@
 #error "build with -DFAKE_KIND=<n>"
 #endif
 
-#define EXPORT __attribute__((visibility("default")))
+#define EXPORT PSHM_TRANSPORT_EXPORT
 
 #if FAKE_KIND == FAKE_BROKEN
 /* Defined nowhere: with RTLD_NOW the dynamic linker refuses the file. */

@@ -14,6 +14,11 @@
 
 #define PSHM_PROGRESS_BACKOFF 16u
 
+/* A C++ plugin compiles progress_thread.c as C beside its own files. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct pshm_progress_thread {
     void (*serve)(void);  /* one round of serving peers, under the plugin's locks */
     unsigned interval_us; /* between wake-ups, before back-off */
@@ -32,5 +37,9 @@ static inline void pshm_progress_poke(struct pshm_progress_thread *p)
 /* 0, or -1 if the thread could not be created. */
 int pshm_progress_start(struct pshm_progress_thread *p);
 void pshm_progress_stop(struct pshm_progress_thread *p);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -444,7 +444,7 @@ static const pshm_setting settings[] = {
     {NULL, 0, NULL, NULL, NULL},
 };
 
-__attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
+PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
     .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
     .name = "mpi",
     .description = "MPI-3 one-sided communication (MPICH): one window per segment",

@@ -266,7 +266,7 @@ static void shm_fini(void)
     cards = NULL;
 }
 
-__attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
+PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
     .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
     .name = "shm",
     .description = "single node: load/store into mapped heaps, cross-memory attach otherwise",

@@ -350,7 +350,7 @@ static const pshm_setting settings[] = {
     {NULL, 0, NULL, NULL, NULL},
 };
 
-__attribute__((visibility("default"))) const pshm_transport_desc plugshmem_transport = {
+PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
     .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
     .name = "ucx",
     .description = "UCX (UCP) RMA and atomics (UCX_TLS or SHMEM_UCX_TLS picks the transports); "

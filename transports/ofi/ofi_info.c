@@ -1,0 +1,207 @@
+/* Which provider and domain: the hints, fi_getinfo's answer (asked once
+ * per load) and the pick among its entries. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ofi.h"
+
+/* Providers that only reach PEs on this node. */
+static int node_local(const char *prov) { return !strcmp(prov, "shm") || !strcmp(prov, "sm2"); }
+
+static struct fi_info *make_hints(const pshm_core_services *svc)
+{
+    struct fi_info *h = fi_allocinfo();
+    if (!h)
+        return NULL;
+    h->caps = FI_RMA | FI_ATOMIC;
+    h->mode = 0;
+    h->ep_attr->type = FI_EP_RDM;
+    /* What we can handle; the provider keeps what it needs.  Not
+     * FI_MR_LOCAL: user buffers are not registered. */
+    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_ENDPOINT;
+    /* FI_THREAD_SAFE although we serialize each endpoint ourselves: with
+     * FI_THREAD_COMPLETION, udp;ofi_rxd crashed inside its progress when
+     * the progress thread and the program took turns on the endpoint. */
+    h->domain_attr->threading = FI_THREAD_SAFE;
+    h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+    h->tx_attr->msg_order = 0; /* on shm, asking for RMA ordering disables CMA writes */
+    const char *p = ofi_env(svc, "SHMEM_OFI_PROVIDER");
+    if (p)
+        h->fabric_attr->prov_name = strdup(p);
+    /* SHMEM_OFI_DOMAIN is no hint: tcp;ofi_rxm answered a domain that does
+     * not exist with eth0's.  ofi_pick() matches it against every domain. */
+    return h;
+}
+
+/* ofi_rxd (libfabric 1.17) sends up to FI_OFI_RXD_MAX_UNACKED (default
+ * 128) packets of up to ~1.3 KB to each peer before waiting for an ack.
+ * With 7 peers sending at once that overflows a receiving UDP socket's
+ * default buffer (net.core.rmem_default 212992: measured ~36000 drops in
+ * 40 s, 8 PEs), and rxd does not always recover from the losses: a
+ * write is never acknowledged (the sender's counter stays short for good:
+ * hang) or an older write's data is left in place of a newer one's after
+ * quiet (wrong data).  A window that keeps all peers' packets within the
+ * buffer (~96 in all) avoids the drops.  Set before the first fi_getinfo,
+ * which is when rxd reads it; a user's setting wins.  Only rxd reads it. */
+static void rxd_window(const pshm_core_services *svc)
+{
+    if (getenv("FI_OFI_RXD_MAX_UNACKED"))
+        return;
+    int peers = svc->n_pes > 1 ? svc->n_pes - 1 : 1;
+    int w = 96 / peers;
+    w = w < 8 ? 8 : w > 64 ? 64 : w;
+    char v[16];
+    snprintf(v, sizeof v, "%d", w);
+    setenv("FI_OFI_RXD_MAX_UNACKED", v, 0);
+}
+
+/* ---- fi_getinfo, asked once ---------------------------------------- */
+
+/* Debian's libfabric links libpsm_infinipath and libpsm2, whose
+ * constructors each calibrate a clock for 0.1 s pinned to CPU 0, and its
+ * first fi_getinfo reads /proc/kallsyms twice (efa provider): about 0.3 s
+ * each time a process loads libfabric.  The core unloads this plugin at
+ * shmem_finalize, which unloaded libfabric too, so every later shmem_init
+ * of the process (a suite driver runs one per family) paid it again.
+ * Keeping libfabric loaded makes it once per process; libfabric then reads
+ * its FI_ variables once per process, as in a program linked with it. */
+static void keep_libfabric_loaded(void)
+{
+    static int done;
+    Dl_info di;
+    if (done)
+        return;
+    done = 1;
+    if (dladdr((void *)fi_getinfo, &di) && di.dli_fname)
+        (void)dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
+/* fi_getinfo's answer, shared by query() and init() (and shmem_info's
+ * queries of a running job): the first one of this plugin's load is kept
+ * until fini, or until the plugin is unloaded without init, and reused
+ * while the inputs of the hints and libfabric's FI_PROVIDER are unchanged.
+ * Failures are not kept: a plugin whose query failed is not initialized. */
+static struct {
+    struct fi_info *all;
+    char *prov, *domain, *fi_provider; /* the inputs it answered (NULL: unset) */
+} answer;
+
+static int same(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+void ofi_answer_drop(void)
+{
+    fi_freeinfo(answer.all);
+    free(answer.prov);
+    free(answer.domain);
+    free(answer.fi_provider);
+    memset(&answer, 0, sizeof answer);
+}
+
+__attribute__((destructor)) static void answer_unload(void) { ofi_answer_drop(); }
+
+/* Every RDM entry with RMA and atomics (owned by the cache), or NULL with
+ * the reason in why. */
+static struct fi_info *getinfo(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    const char *p = ofi_env(svc, "SHMEM_OFI_PROVIDER");
+    const char *d = ofi_env(svc, "SHMEM_OFI_DOMAIN");
+    const char *fp = getenv("FI_PROVIDER");
+    if (answer.all && same(p, answer.prov) && same(d, answer.domain) &&
+        same(fp, answer.fi_provider))
+        return answer.all;
+    ofi_answer_drop();
+    keep_libfabric_loaded();
+    struct fi_info *h = make_hints(svc);
+    if (!h) {
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    rxd_window(svc);
+    struct fi_info *all = NULL;
+    int rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, &all);
+    fi_freeinfo(h);
+    if (rc) {
+        snprintf(why, whylen,
+                 "libfabric %s offers no RDM endpoint with RMA and atomics%s%s%s (fi_getinfo: %s)",
+                 fi_tostr(&(uint32_t){fi_version()}, FI_TYPE_VERSION),
+                 p || fp ? " from provider '" : "", p ? p : fp ? fp : "", p || fp ? "'" : "",
+                 fi_strerror(-rc));
+        return NULL;
+    }
+    answer.all = all;
+    answer.prov = dup_or_null(p);
+    answer.domain = dup_or_null(d);
+    answer.fi_provider = dup_or_null(fp);
+    if ((p && !answer.prov) || (d && !answer.domain) || (fp && !answer.fi_provider)) {
+        ofi_answer_drop();
+        snprintf(why, whylen, "out of memory");
+        return NULL;
+    }
+    return all;
+}
+
+/* SHMEM_OFI_DOMAIN named none of the domains offered: say which are.  The
+ * refusal starts with the setting, so the core ends the job with it. */
+static void no_such_domain(const pshm_core_services *svc, struct fi_info *all, const char *d,
+                           int multi, char *why, size_t whylen)
+{
+    const char *p = ofi_env(svc, "SHMEM_OFI_PROVIDER");
+    const char *fp = getenv("FI_PROVIDER");
+    size_t u = (size_t)snprintf(why, whylen,
+                                "SHMEM_OFI_DOMAIN='%s' is not a domain of %s%s%s; use ", d,
+                                p || fp ? "provider '" : "the providers offered",
+                                p ? p : fp ? fp : "", p || fp ? "'" : "");
+    int n = 0;
+    for (struct fi_info *i = all; i && u < whylen; i = i->next) {
+        const char *name = i->domain_attr->name;
+        int dup = 0;
+        if (!name || (multi && node_local(i->fabric_attr->prov_name)))
+            continue;
+        for (struct fi_info *k = all; k != i && !dup; k = k->next)
+            dup = k->domain_attr->name && !strcmp(k->domain_attr->name, name) &&
+                  !(multi && node_local(k->fabric_attr->prov_name));
+        if (!dup)
+            u += (size_t)snprintf(why + u, whylen - u, "%s%s", n++ ? ", " : "one of ", name);
+    }
+    if (!n && u < whylen)
+        snprintf(why + u, whylen - u, "another provider: this one offers no domain");
+}
+
+/* Picks the first usable entry (owned by the cache) or NULL. */
+struct fi_info *ofi_pick(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    struct fi_info *all = getinfo(svc, why, whylen);
+    if (!all)
+        return NULL;
+    int multi = svc->n_local != svc->n_pes;
+    const char *d = ofi_env(svc, "SHMEM_OFI_DOMAIN");
+    for (struct fi_info *i = all; i; i = i->next) {
+        if (multi && node_local(i->fabric_attr->prov_name))
+            continue;
+        if (d && (!i->domain_attr->name || strcmp(i->domain_attr->name, d) != 0))
+            continue;
+        return i;
+    }
+    if (d) {
+        no_such_domain(svc, all, d, multi, why, whylen);
+        return NULL;
+    }
+    snprintf(why, whylen, "the job spans nodes and the only providers offered (%s) serve one node",
+             all->fabric_attr->prov_name);
+    return NULL;
+}
+
+/* On one node the shm plugin (10) is the better default. */
+int ofi_max_priority(const pshm_core_services *svc)
+{
+    return svc->n_local == svc->n_pes ? 5 : 20;
+}
+
+int ofi_query(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    return ofi_pick(svc, why, whylen) ? ofi_max_priority(svc) : -1;
+}

@@ -243,25 +243,54 @@ int server_start(struct job *job)
 }
 
 /* Orderly shutdown, after a job whose PEs all ended by themselves. */
+static void *stop_thread(void *arg)
+{
+    struct job *job = arg;
+    pmix_nspace_t ns;
+    struct waiter w;
+
+    /* Purge the job (and any collective its dead PEs left pending) before
+     * finalizing. */
+    PMIX_LOAD_NSPACE(ns, job->nspace);
+    waiter_init(&w);
+    waiter_account(&w, PMIX_SUCCESS);
+    PMIx_server_deregister_nspace(ns, waiter_done, &w);
+    waiter_wait(&w);
+    /* Finalizing joins the progress thread: not if it is gone. */
+    if (atomic_load(&job->server_fault) == 0)
+        PMIx_server_finalize();
+    return NULL;
+}
+
+/* PMIx 4.2.2 can hang in PMIx_server_finalize after it refused a client:
+ * one that named the job's namespace and a rank of it but another uid
+ * (its connection handler then releases the rank's record twice; see
+ * SECURITY in oshrun(1)). The job is over by then and its status known,
+ * so the shutdown gets STOP_WAIT_S and is otherwise abandoned: oshrun
+ * then leaves with _exit() as after a job it ended itself. */
+#define STOP_WAIT_S 5
+
 void server_stop(struct job *job)
 {
-    if (job->server_up && !job->server_halted) {
-        pmix_nspace_t ns;
-        struct waiter w;
+    struct timespec until;
+    pthread_t t;
 
-        /* Purge the job (and any collective its dead PEs left pending)
-         * before finalizing. */
-        PMIX_LOAD_NSPACE(ns, job->nspace);
-        waiter_init(&w);
-        waiter_account(&w, PMIX_SUCCESS);
-        PMIx_server_deregister_nspace(ns, waiter_done, &w);
-        waiter_wait(&w);
-        /* Finalizing joins the progress thread: not if it is gone. */
-        if (atomic_load(&job->server_fault) != 0)
-            return;
-        PMIx_server_finalize();
-        job->server_up = false;
+    if (!job->server_up || job->server_halted)
+        return;
+    if (pthread_create(&t, NULL, stop_thread, job) != 0) {
+        stop_thread(job);
+        job->server_up = atomic_load(&job->server_fault) != 0;
+        return;
     }
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += STOP_WAIT_S;
+    if (pthread_timedjoin_np(t, NULL, &until) != 0) {
+        dbg("PMIx_server_finalize did not return in %d s: abandoned",
+            STOP_WAIT_S);
+        return;                     /* server_up stays: job_finish _exit()s */
+    }
+    if (atomic_load(&job->server_fault) == 0)
+        job->server_up = false;
 }
 
 /* ---- halting the server when oshrun ends the job -----------------------

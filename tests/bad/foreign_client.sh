@@ -27,6 +27,7 @@ as_nobody() { "${NOBODY[@]}" "$@"; }
 
 # start_job SECONDS: a 2-PE job in the background; sets job, pe0, penv
 start_job() {
+    : >"$WORK/out"      # now: the job's redirection may come after the first look
     "$OSHRUN" -n 2 "$PROG" "$1" >"$WORK/out" 2>"$WORK/err" </dev/null &
     job=$!
     for ((t = 0; t < 600; t++)); do

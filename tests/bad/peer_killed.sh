@@ -21,6 +21,9 @@ failed=0 total=0
 
 one() {   # one NAME: a run; prints a line per failure
     local out=$WORK/out err=$WORK/err pid rc why=
+    # Emptied here, not by the job's redirection, which may come after the
+    # first look below and leave the previous run's lines to be read.
+    : >"$out"
     timeout 90 "$OSHRUN" -n 3 "$PROG" 60 >"$out" 2>"$err" </dev/null &
     job=$!
     for ((t = 0; t < 600; t++)); do
@@ -33,7 +36,7 @@ one() {   # one NAME: a run; prints a line per failure
     wait "$job"
     rc=$? job=
     if [ -z "$pid" ]; then
-        why="the PEs never reached the put loop"
+        why="the PEs never reached the put loop (exit status $rc); stdout: $(tr '\n' '|' <"$out")"
     elif [ "$rc" -ne 137 ]; then
         why="exit status $rc, expected 137"
     elif ! grep -Eqx "oshrun: PE 1 \(pid $pid\) killed by signal 9 \(Killed\); ending the job" "$err"; then

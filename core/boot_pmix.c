@@ -1,6 +1,7 @@
 /* The PMIx bootstrap: rank, size, node-local peers and a blob exchange
  * through PMIx_Put/Commit/Fence/Get. */
 #include <pmix.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,10 +96,31 @@ static void pmix_at_exit(void)
     pmix_up = 0;
 }
 
+/* Under oshrun, say whether this PE is finalized (true at shmem_finalize,
+ * false at a later shmem_init) with a call that waits for oshrun's answer:
+ * the PE cannot exit before oshrun knows. PMIx_Finalize alone gives up
+ * after 2 s, and on a loaded machine a PE then exited before oshrun had
+ * read it and was reported as "exited without finalizing"; and PMIx stays
+ * up past shmem_finalize (above), so it would say nothing for a PE that
+ * finalized and then left with _exit. The key is oshrun's
+ * OSHRUN_FINALIZE_KEY (tools/oshrun/oshrun.h). */
+static void report_finalized(bool finalized)
+{
+    const char *launcher = getenv("PLUGSHMEM_LAUNCHER");
+    pmix_info_t info;
+
+    if (!launcher || strcmp(launcher, "oshrun") != 0)
+        return;
+    PMIX_INFO_LOAD(&info, "plugshmem.finalized", &finalized, PMIX_BOOL);
+    PMIx_Publish(&info, 1);
+    PMIX_INFO_DESTRUCT(&info);
+}
+
 static int *local_ranks;
 
 static void pmix_fini(void)
 {
+    report_finalized(true);
     free(local_ranks);
     local_ranks = NULL;
 }
@@ -156,6 +178,8 @@ static int pmix_init(struct pshm_boot *b, char *err, size_t errlen)
         }
         pmix_up = 1;
         atexit(pmix_at_exit);
+    } else {
+        report_finalized(false);
     }
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);

@@ -139,7 +139,7 @@ if command -v python3 >/dev/null; then
         expect_line "$r: cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024"
         expect_line "$r: cmd=universe_size size=3"
         expect_line "$r: cmd=appnum appnum=0"
-        expect_line "$r: cmd=my_kvsname kvsname=oshrun\.[0-9a-f]{16}"
+        expect_line "$r: cmd=my_kvsname kvsname=oshrun\.[0-9a-f]{32}"
         expect_line "$r: cmd=barrier_out"
         expect_line "$r: cmd=finalize_ack"
     done

@@ -168,6 +168,7 @@ int main(int argc, char **argv)
 {
     struct job *job = &the_job;
     struct options opt;
+    char secret[2][OSHRUN_TAG_LEN + 1];
     const char *dbgenv;
     int err;
 
@@ -195,7 +196,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "oshrun: getrandom: %s\n", strerror(errno));
         return OSHRUN_EXIT_FAILURE;
     }
-    snprintf(job->nspace, sizeof job->nspace, "oshrun.%.16s", job->tag);
+    /* The namespace is what a PMIx client names to join the job, and over
+     * TCP PMIx 4.2 takes the client's word for its uid: so it is a secret
+     * of its own (128 bits), seen only in the PEs' environments, never the
+     * job tag, which any user reads in /dev/shm's names. See SECURITY in
+     * oshrun(1). */
+    if (job_tag_make(secret[0]) != 0 || job_tag_make(secret[1]) != 0) {
+        fprintf(stderr, "oshrun: getrandom: %s\n", strerror(errno));
+        return OSHRUN_EXIT_FAILURE;
+    }
+    snprintf(job->nspace, sizeof job->nspace, "oshrun.%s%s", secret[0],
+             secret[1]);
     raise_fd_limit(job);
     if (setup_signals(job) != 0) {
         fprintf(stderr, "oshrun: signal setup: %s\n", strerror(errno));

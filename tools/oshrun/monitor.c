@@ -5,6 +5,7 @@
 #include "oshrun.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,9 +93,102 @@ static int reap(struct job *job, struct exit_event *ev)
     return n;
 }
 
+/* Linux: has process PID begun to exit (PF_EXITING), or is it a zombie? */
+static bool process_exiting(pid_t pid)
+{
+    char path[64], buf[1024];
+    unsigned long flags = 0;
+    ssize_t n;
+    char *p;
+    int fd;
+
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    p = strrchr(buf, ')');          /* skip "pid (comm)" */
+    if (p == NULL || p[1] == '\0')
+        return false;
+    if (p[2] == 'Z' || p[2] == 'X')
+        return true;
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+        return false;
+    return (flags & 0x4UL) != 0;    /* PF_EXITING */
+}
+
+/* A PE's death shows to its peers (a reset connection, a UCX or libfabric
+ * error) only once it has begun to exit, so when a PE fails or aborts, a
+ * peer whose death caused it is already exiting: reap those too (waiting
+ * at most EXITING_WAIT_MS for them, a core dump may take long), so that
+ * the job's end is put down to the PE that was killed, not to the peer
+ * that noticed first. Appends to ev; returns the new count. */
+#define EXITING_WAIT_MS 2000
+
+static int reap_exiting(struct job *job, struct exit_event *ev, int nev)
+{
+    long until = now_ms() + EXITING_WAIT_MS;
+
+    for (int i = 0; i < job->npes; i++) {
+        pid_t pid = atomic_load(&job->pes[i].pid);
+        int status;
+
+        if (!job->pes[i].alive || pid <= 0 || !process_exiting(pid))
+            continue;
+        for (;;) {
+            pid_t r = waitpid(pid, &status, WNOHANG);
+
+            if (r == pid) {
+                job->pes[i].alive = false;
+                job->nlive--;
+                ev[nev].rank = i;
+                ev[nev].status = status;
+                nev++;
+                dbg("PE %d (pid %d) was exiting too, wait status 0x%x", i,
+                    (int)pid, status);
+                break;
+            }
+            if (r < 0 || now_ms() >= until)
+                break;
+            nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000000L }, NULL);
+        }
+    }
+    return nev;
+}
+
+/* The first of ev killed by a signal, or -1. SIGABRT comes last: it is
+ * how libraries (a UCX fatal error, an assertion) end a PE that noticed
+ * something wrong, such as a peer's death. */
+static int first_signaled(const struct exit_event *ev, int nev)
+{
+    int abrt = -1;
+
+    for (int i = 0; i < nev; i++)
+        if (WIFSIGNALED(ev[i].status)) {
+            if (WTERMSIG(ev[i].status) != SIGABRT)
+                return i;
+            if (abrt < 0)
+                abrt = i;
+        }
+    return abrt;
+}
+
 /* -1 if the exit is fine, else the job's exit status (message printed).
  * Upcall flags are read after the reap: a PE's connect/finalize reply
  * precedes its exit, so its flags are already visible here. */
+static bool exit_fails(const struct job *job, const struct exit_event *ev)
+{
+    const struct pe *pe = &job->pes[ev->rank];
+
+    return WIFSIGNALED(ev->status) || WEXITSTATUS(ev->status) != 0 ||
+           (atomic_load(&pe->connected) && !atomic_load(&pe->finalized)) ||
+           (pe->pmi_connected && !pe->pmi_finalized);
+}
+
 static int judge_exit(struct job *job, const struct exit_event *ev)
 {
     struct pe *pe = &job->pes[ev->rank];
@@ -174,19 +268,30 @@ int monitor_run(struct job *job)
         if (!ending) {
             int grace = GRACE_FAILURE_MS, fwd = SIGTERM;
 
-            if (atomic_load_explicit(&job->aborted, memory_order_acquire)) {
+            bool aborted = atomic_load_explicit(&job->aborted,
+                                                memory_order_acquire);
+            int failed = -1, sigd;
+
+            for (int i = 0; i < nev && failed < 0 && !aborted; i++)
+                if (exit_fails(job, &ev[i]))
+                    failed = i;
+            if (ev != NULL && (aborted || failed >= 0))
+                nev = reap_exiting(job, ev, nev);
+            sigd = ev != NULL ? first_signaled(ev, nev) : -1;
+            if (sigd >= 0) {
+                /* A PE killed by a signal is the cause; its peers' aborts
+                 * and failures are what they made of its death. */
+                result = judge_exit(job, &ev[sigd]);
+                ending = true;
+            } else if (aborted) {
                 if (job->abort_msg[0] != '\0')
                     fprintf(stderr, "oshrun: PE %d aborted the job: %s\n",
                             job->abort_rank, job->abort_msg);
                 result = job->abort_status & 0xff;
                 ending = true;
-            }
-            for (int i = 0; i < nev && !ending; i++) {
-                int r = judge_exit(job, &ev[i]);
-                if (r >= 0) {
-                    result = r;
-                    ending = true;
-                }
+            } else if (failed >= 0) {
+                result = judge_exit(job, &ev[failed]);
+                ending = true;
             }
             if (!ending && sig != 0) {
                 fprintf(stderr, "oshrun: received signal %d (%s); ending the "

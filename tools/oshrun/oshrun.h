@@ -40,6 +40,11 @@
 #define OSHRUN_MAX_PES 4096
 #define OSHRUN_TAG_LEN 16            /* hex characters in PLUGSHMEM_JOB_TAG */
 
+/* What a PlugSHMEM PE publishes through PMIx at shmem_finalize (true)
+ * and at a later shmem_init (false); core/boot_pmix.c spells it too. See
+ * up_publish() in server.c. */
+#define OSHRUN_FINALIZE_KEY "plugshmem.finalized"
+
 /* Exit statuses of oshrun itself. */
 #define OSHRUN_EXIT_USAGE   2        /* bad command line */
 #define OSHRUN_EXIT_NOEXEC  127      /* program not found / not executable */
@@ -56,7 +61,7 @@ struct pe {
     atomic_int pid;                  /* 0 before fork */
     bool alive;                      /* main thread only: forked, not reaped */
     atomic_bool connected;           /* client_connected upcall seen */
-    atomic_bool finalized;           /* PMIx_Finalize seen (not a lost connection) */
+    atomic_bool finalized;           /* finalize report or PMIx_Finalize seen */
     bool pmi_connected;              /* main thread only: PMI init seen */
     bool pmi_finalized;              /* main thread only: PMI finalize seen */
 };

@@ -3,7 +3,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pmix.h>
 #include <pmix_server.h>
 #include <pthread.h>
@@ -105,34 +104,6 @@ static struct pe *upcall_pe(const pmix_proc_t *proc)
     return &g_job->pes[proc->rank];
 }
 
-/* Linux: has process PID begun to exit (PF_EXITING), or is it gone? A PE
- * blocked in PMIx_Finalize waiting for our reply is not exiting; when PMIx
- * reports a lost connection through client_finalized, the PE is. */
-static bool process_exiting(pid_t pid)
-{
-    char path[64], buf[1024];
-    unsigned long flags = 0;
-    ssize_t n;
-    char *p;
-    int fd;
-
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return true;
-    n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return true;
-    buf[n] = '\0';
-    p = strrchr(buf, ')');          /* skip "pid (comm)" */
-    if (p == NULL || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-        return false;
-    if (p[2] == 'Z' || p[2] == 'X')
-        return true;
-    return (flags & 0x4UL) != 0;    /* PF_EXITING */
-}
-
 static pmix_status_t up_connected(const pmix_proc_t *proc, void *obj,
                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
@@ -150,6 +121,10 @@ static pmix_status_t up_connected(const pmix_proc_t *proc, void *obj,
     return PMIX_SUCCESS;
 }
 
+/* PMIx calls this for a client's PMIx_Finalize only (4.2 to 5.x; a lost
+ * connection never comes here), so it is a finalize even when it arrives
+ * after the PE is gone: PMIx_Finalize stops waiting for our reply after
+ * 2 s, and a PE whose reply came late may already have exited. */
 static pmix_status_t up_finalized(const pmix_proc_t *proc, void *obj,
                                   pmix_op_cbfunc_t cbfunc, void *cbdata)
 {
@@ -157,17 +132,37 @@ static pmix_status_t up_finalized(const pmix_proc_t *proc, void *obj,
 
     (void)obj;
     if (pe != NULL) {
-        pid_t pid = atomic_load(&pe->pid);
-        bool lost = pid > 0 && process_exiting(pid);
-
-        dbg("upcall: PE %u finalized%s", proc->rank,
-            lost ? " (lost connection, not PMIx_Finalize)" : "");
-        if (!lost)
-            atomic_store(&pe->finalized, true);
+        dbg("upcall: PE %u finalized", proc->rank);
+        atomic_store(&pe->finalized, true);
         note_wake();
     }
-    /* The PE is blocked in PMIx_Finalize until this reply, so the flag is
-     * set before it can exit: the main loop sees it before the exit. */
+    if (cbfunc != NULL)
+        cbfunc(PMIX_SUCCESS, cbdata);
+    return PMIX_SUCCESS;
+}
+
+/* A PlugSHMEM PE publishes OSHRUN_FINALIZE_KEY, true at shmem_finalize
+ * and false at a later shmem_init, and PMIx_Publish waits for this reply
+ * without a time limit: the flag is right before the PE can exit however
+ * slow this thread is, which PMIx_Finalize's 2 s limit does not ensure
+ * (issue 25). Nothing else is published under oshrun. */
+static pmix_status_t up_publish(const pmix_proc_t *proc, const pmix_info_t info[],
+                                size_t ninfo, pmix_op_cbfunc_t cbfunc,
+                                void *cbdata)
+{
+    struct pe *pe = upcall_pe(proc);
+    const pmix_info_t *report = NULL;
+
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], OSHRUN_FINALIZE_KEY))
+            report = &info[i];
+    if (pe == NULL || report == NULL)
+        return PMIX_ERR_NOT_SUPPORTED;
+    dbg("upcall: PE %u reports finalized=%d", proc->rank,
+        (int)PMIX_INFO_TRUE(report));
+    atomic_store(&pe->finalized, PMIX_INFO_TRUE(report));
+    note_wake();
+    /* Reply only after the state is recorded. */
     if (cbfunc != NULL)
         cbfunc(PMIX_SUCCESS, cbdata);
     return PMIX_SUCCESS;
@@ -220,6 +215,7 @@ static pmix_server_module_t server_module = {
     .client_finalized = up_finalized,
     .abort = up_abort,
     .fence_nb = up_fence,
+    .publish = up_publish,
 };
 
 /* ---- server life cycle -------------------------------------------------- */
@@ -247,25 +243,54 @@ int server_start(struct job *job)
 }
 
 /* Orderly shutdown, after a job whose PEs all ended by themselves. */
+static void *stop_thread(void *arg)
+{
+    struct job *job = arg;
+    pmix_nspace_t ns;
+    struct waiter w;
+
+    /* Purge the job (and any collective its dead PEs left pending) before
+     * finalizing. */
+    PMIX_LOAD_NSPACE(ns, job->nspace);
+    waiter_init(&w);
+    waiter_account(&w, PMIX_SUCCESS);
+    PMIx_server_deregister_nspace(ns, waiter_done, &w);
+    waiter_wait(&w);
+    /* Finalizing joins the progress thread: not if it is gone. */
+    if (atomic_load(&job->server_fault) == 0)
+        PMIx_server_finalize();
+    return NULL;
+}
+
+/* PMIx 4.2.2 can hang in PMIx_server_finalize after it refused a client:
+ * one that named the job's namespace and a rank of it but another uid
+ * (its connection handler then releases the rank's record twice; see
+ * SECURITY in oshrun(1)). The job is over by then and its status known,
+ * so the shutdown gets STOP_WAIT_S and is otherwise abandoned: oshrun
+ * then leaves with _exit() as after a job it ended itself. */
+#define STOP_WAIT_S 5
+
 void server_stop(struct job *job)
 {
-    if (job->server_up && !job->server_halted) {
-        pmix_nspace_t ns;
-        struct waiter w;
+    struct timespec until;
+    pthread_t t;
 
-        /* Purge the job (and any collective its dead PEs left pending)
-         * before finalizing. */
-        PMIX_LOAD_NSPACE(ns, job->nspace);
-        waiter_init(&w);
-        waiter_account(&w, PMIX_SUCCESS);
-        PMIx_server_deregister_nspace(ns, waiter_done, &w);
-        waiter_wait(&w);
-        /* Finalizing joins the progress thread: not if it is gone. */
-        if (atomic_load(&job->server_fault) != 0)
-            return;
-        PMIx_server_finalize();
-        job->server_up = false;
+    if (!job->server_up || job->server_halted)
+        return;
+    if (pthread_create(&t, NULL, stop_thread, job) != 0) {
+        stop_thread(job);
+        job->server_up = atomic_load(&job->server_fault) != 0;
+        return;
     }
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += STOP_WAIT_S;
+    if (pthread_timedjoin_np(t, NULL, &until) != 0) {
+        dbg("PMIx_server_finalize did not return in %d s: abandoned",
+            STOP_WAIT_S);
+        return;                     /* server_up stays: job_finish _exit()s */
+    }
+    if (atomic_load(&job->server_fault) == 0)
+        job->server_up = false;
 }
 
 /* ---- halting the server when oshrun ends the job -----------------------

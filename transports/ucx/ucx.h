@@ -86,6 +86,7 @@ struct ucx_global {
     /* progress thread */
     struct pshm_progress_thread pt;
     char tls[128]; /* the transports UCX was told to use, for messages */
+    int peer_errors; /* endpoints report a peer's death (ucx_connect) */
 };
 
 /* Regions with rkeys, as the ops index them: the segments (the built-in

@@ -104,6 +104,24 @@ static int device_resources(ucp_context_h ctx, char *out, size_t outlen)
     return found ? device : -1;
 }
 
+/* Whether RES (device_resources) has a shared-memory transport. Those
+ * (posix, sysv, cma here) have no peer-failure handling: with it asked for
+ * on an endpoint, UCX refuses them ("no peer failure handler") and reaches
+ * an on-node peer over tcp or not at all, so it is asked for only without
+ * them (ucx_connect). */
+static int shares_memory(const char *res)
+{
+    static const char *const shm[] = {"posix", "sysv", "cma", "xpmem", "knem"};
+    for (const char *t = res; *t;) {
+        size_t len = strcspn(t, " "), tl = strcspn(t, " /");
+        for (size_t i = 0; i < sizeof shm / sizeof shm[0]; i++)
+            if (strlen(shm[i]) == tl && !strncmp(t, shm[i], tl))
+                return 1;
+        t += len + (t[len] == ' ');
+    }
+    return 0;
+}
+
 /* ---- selection ------------------------------------------------------ */
 
 static int ucx_max_priority(const pshm_core_services *svc)
@@ -231,6 +249,7 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     int device = device_resources(g.ctx, res, sizeof res);
     if ((g.coherent = amo_cpu_coherent(res, device)) < 0)
         goto fail;
+    g.peer_errors = !shares_memory(res);
     /* The default worker is shared with the progress thread. */
     if (ucx_worker_open(&dflt, UCS_THREAD_MODE_SERIALIZED, why, sizeof why)) {
         svc->error("ucx transport (UCX_TLS=%s): %s", g.tls, why);

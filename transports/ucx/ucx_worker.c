@@ -1,4 +1,5 @@
 /* UCP context, workers (one per shmem context) and endpoints. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,12 +128,30 @@ void ucx_worker_close(struct uctx *c)
     c->rkey = NULL;
 }
 
+/* Without an error mode UCX ends the process itself when a peer dies
+ * ("Fatal: unexpected error: Endpoint timeout" and a backtrace, or a
+ * SIGABRT), which reads as if this PE had failed. With it, the failure
+ * comes here, and this PE leaves with the library's one line while oshrun
+ * names the PE that died. Only where the transports allow it
+ * (g.peer_errors, ucx_plugin.c). */
+static void peer_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
+{
+    (void)ep;
+    g.svc->fatal("ucx transport (UCX_TLS=%s): lost the connection to PE %d: %s", g.tls,
+                 (int)(intptr_t)arg, ucs_status_string(st));
+}
+
 /* Endpoint to pe's default worker, and pe's rkeys unpacked for it.  Out of
  * line: the hot path only tests that the endpoint exists. */
 ucp_ep_h ucx_connect(struct uctx *c, int pe)
 {
     ucp_ep_params_t ep = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
                           .address = (const ucp_address_t *)(g.addrs + (size_t)pe * g.addr_stride)};
+    if (g.peer_errors) {
+        ep.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+        ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+        ep.err_handler = (ucp_err_handler_t){.cb = peer_failed, .arg = (void *)(intptr_t)pe};
+    }
     ucp_ep_h e;
     ucs_status_t st = ucp_ep_create(c->w, &ep, &e);
     if (st != UCS_OK)

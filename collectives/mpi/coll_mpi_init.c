@@ -13,7 +13,6 @@
  * first shmem_init to process exit, and the component stays loaded.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

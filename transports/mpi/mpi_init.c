@@ -12,11 +12,9 @@
  * session, and the plugin, stay until the process exits.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mpi_plugin.h"
 

@@ -1,6 +1,5 @@
 /* The descriptor, query and selection priority, init and fini, and the
  * settings. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

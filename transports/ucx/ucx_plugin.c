@@ -9,7 +9,6 @@
  * not when it only has tcp, where ofi's tcp;ofi_rxm is the faster one here
  * (docs/ucx.md has the numbers).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

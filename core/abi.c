@@ -11,11 +11,13 @@ static const uint32_t desc_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     offsetof(pshm_transport_desc, nbe_completion), /* 2.0 */
     offsetof(pshm_transport_desc, nbe_completion), /* 2.1 */
     sizeof(pshm_transport_desc),                   /* 2.2 */
+    sizeof(pshm_transport_desc),                   /* 2.3: services only */
 };
 static const uint32_t ops_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     offsetof(pshm_transport_ops, put_signal), /* 2.0: up to progress */
     offsetof(pshm_transport_ops, put_nbe),    /* 2.1: up to coll */
     sizeof(pshm_transport_ops),               /* 2.2 */
+    sizeof(pshm_transport_ops),               /* 2.3: services only */
 };
 
 static int check_header(const char *table, const pshm_abi_header *h, const uint32_t *sizes,

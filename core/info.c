@@ -60,7 +60,12 @@ PSHM_API void pshmemx_info_print(FILE *out)
                               .getenv = info_getenv,
                               .error = info_error,
                               .fatal = info_fatal,
-                              .debug = cfg_ok ? pshm_cfg.debug : 0};
+                              .debug = cfg_ok ? pshm_cfg.debug : 0,
+                              .get_bool = pshm_setting_get_bool,
+                              .get_uint = pshm_setting_get_uint,
+                              .get_size = pshm_setting_get_size,
+                              .get_choice = pshm_setting_get_choice,
+                              .get_string = pshm_setting_get_string};
     pshm_registry_query(&reg, &svc);
     fprintf(out, "Transports (searched %s):\n", pshm_registry_dirs());
     if (*pshm_registry_missing())

@@ -161,6 +161,11 @@ static void build_services(void)
     svc.error = svc_error;
     svc.fatal = svc_fatal;
     svc.debug = pshm_cfg.debug;
+    svc.get_bool = pshm_setting_get_bool;
+    svc.get_uint = pshm_setting_get_uint;
+    svc.get_size = pshm_setting_get_size;
+    svc.get_choice = pshm_setting_get_choice;
+    svc.get_string = pshm_setting_get_string;
 }
 
 /* Which PEs the core reaches by load/store, and for which of those CPU

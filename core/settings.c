@@ -102,3 +102,54 @@ void pshm_settings_markdown(FILE *f, const char *component, const pshm_setting *
     for (; t && t->name; t++)
         fprintf(f, "| `%s` | %s | %s | %s |\n", t->name, component, t->def, t->help);
 }
+
+/* The typed getters of pshm_core_services.  The core checked the form of
+ * every set variable of the selected plugin's table before its init(), so
+ * a value these cannot read is one nobody checked (shmem_info queries
+ * plugins without checking): they answer the default then, rather than
+ * failing in a way no plugin could report better. */
+
+const char *pshm_setting_get_string(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+int pshm_setting_get_bool(const char *name, int dflt)
+{
+    const char *v = pshm_setting_get_string(name);
+    int b;
+    if (!v)
+        return dflt;
+    if (strcasecmp(v, "auto") == 0)
+        return -1;
+    return pshm_parse_bool(v, &b) == 0 ? b : dflt;
+}
+
+unsigned long pshm_setting_get_uint(const char *name, unsigned long dflt)
+{
+    const char *v = pshm_setting_get_string(name);
+    if (!v || strspn(v, "0123456789") != strlen(v))
+        return dflt;
+    /* strtoul saturates at ULONG_MAX, which any upper bound a plugin
+     * checks then refuses. */
+    return strtoul(v, NULL, 10);
+}
+
+size_t pshm_setting_get_size(const char *name, size_t dflt)
+{
+    const char *v = pshm_setting_get_string(name);
+    size_t z;
+    return v && pshm_parse_size(v, &z) == 0 ? z : dflt;
+}
+
+int pshm_setting_get_choice(const char *name, const char *const *words, int dflt)
+{
+    const char *v = pshm_setting_get_string(name);
+    if (!v || !words)
+        return dflt;
+    for (int i = 0; words[i]; i++)
+        if (strcasecmp(words[i], v) == 0)
+            return i;
+    return dflt;
+}

@@ -19,4 +19,12 @@ void pshm_settings_print(FILE *f, const pshm_setting *table);
 /* One README row per variable: | `NAME` | component | `default` | help | */
 void pshm_settings_markdown(FILE *f, const char *component, const pshm_setting *table);
 
+/* The typed getters of pshm_core_services (transport.h says what each
+ * answers). */
+int pshm_setting_get_bool(const char *name, int dflt);
+unsigned long pshm_setting_get_uint(const char *name, unsigned long dflt);
+size_t pshm_setting_get_size(const char *name, size_t dflt);
+int pshm_setting_get_choice(const char *name, const char *const *words, int dflt);
+const char *pshm_setting_get_string(const char *name);
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * PlugSHMEM transport plugin ABI, version 2 (minor 2).
+ * PlugSHMEM transport plugin ABI, version 2 (minor 3).
  *
  * A transport plugin is a shared object, transport-NAME.so, that exports
  * exactly one symbol, PSHM_TRANSPORT_SYMBOL, a pshm_transport_desc.  This
@@ -16,7 +16,8 @@
  *  - minor: appends.  ABI 2.0 is the base every ABI 2 plugin has; 2.1
  *    appended the optional ops after "progress" in pshm_transport_ops;
  *    2.2 the explicit non-blocking (nbe) ops after "coll" and
- *    nbe_completion at the end of the descriptor.
+ *    nbe_completion at the end of the descriptor; 2.3 the typed setting
+ *    getters (get_bool ... get_string) at the end of pshm_core_services.
  *  - size: sizeof the table as the plugin was built.  A field exists only
  *    if it lies wholly within size (PSHM_ABI_HAS): the core treats the
  *    fields a shorter table lacks as absent (NULL, 0), and ignores what a
@@ -53,7 +54,7 @@
 #include <stdint.h>
 
 #define PSHM_TRANSPORT_ABI_MAJOR 2u
-#define PSHM_TRANSPORT_ABI_MINOR 2u
+#define PSHM_TRANSPORT_ABI_MINOR 3u
 #define PSHM_TRANSPORT_SYMBOL "plugshmem_transport"
 
 /*
@@ -212,6 +213,27 @@ typedef struct pshm_core_services {
      * its shared state only when threads may share it.  0 (SINGLE) in
      * query() and shmem_info. */
     int thread_level;
+    /* ABI 2.3: the plugin's settings by type, so that no plugin parses
+     * them again.  The core checked the form of each variable set in the
+     * plugin's settings[] by its declared type before init(), and the
+     * getters read it the same way: they cannot fail.  Unset or empty, and
+     * in query() a value of the wrong form, answers dflt.  A range or a
+     * meaning beyond the type is the plugin's to check, naming the value
+     * (svc->getenv gives its text).  Test PSHM_ABI_HAS(svc,
+     * pshm_core_services, get_string) first if the plugin may run in an
+     * older core. */
+    /* PSHM_SETTING_BOOL or _AUTO_BOOL: 1 or 0, -1 for auto. */
+    int (*get_bool)(const char *name, int dflt);
+    /* PSHM_SETTING_UINT; ULONG_MAX for a number beyond it, which an upper
+     * bound of the plugin's then refuses. */
+    unsigned long (*get_uint)(const char *name, unsigned long dflt);
+    /* PSHM_SETTING_SIZE, in bytes. */
+    size_t (*get_size)(const char *name, size_t dflt);
+    /* PSHM_SETTING_CHOICE: the index of the value in words (ended by NULL),
+     * compared without case; dflt if it is none of them. */
+    int (*get_choice)(const char *name, const char *const *words, int dflt);
+    /* PSHM_SETTING_STRING (or any): the text, NULL when unset or empty. */
+    const char *(*get_string)(const char *name);
 } pshm_core_services;
 
 /* A transport context; NULL is the default context. */

@@ -13,12 +13,12 @@
  * first shmem_init to process exit, and the component stays loaded.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll_mpi.h"
+#include "../../transports/common/pmi_rank.h"
 
 const struct pshm_cext_svc *cm_svc;
 static MPI_Session session = MPI_SESSION_NULL;
@@ -40,42 +40,11 @@ __attribute__((noreturn)) void cm_fail(const char *what, int rc)
     cm_svc->fatal("mpi collectives: %s failed: %s", what, msg);
 }
 
-static int env_int(const char *name, long *out)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return 0;
-    char *end;
-    errno = 0;
-    *out = strtol(v, &end, 10);
-    return !errno && !*end;
-}
-
-/* MPI learns its rank from its launcher's PMI-1 (hydra, oshrun); without
- * one every process would be an MPI singleton.  Looked at without
- * starting MPI. */
+/* MPI learns its rank from its launcher's PMI-1; without one every
+ * process would be an MPI singleton.  Looked at without starting MPI. */
 static int cm_query(const struct pshm_cext_svc *svc, char *why, size_t whylen)
 {
-    long r = -1, n = -1;
-    int has_rank = env_int("PMI_RANK", &r) || env_int("PMI_ID", &r);
-    int has_size = env_int("PMI_SIZE", &n);
-    if (!has_rank && svc->n_pes == 1)
-        return 0;
-    if (!has_rank) {
-        snprintf(why, whylen,
-                 "the job's launcher gave MPI no PMI (PMI_RANK/PMI_SIZE unset): MPI would start "
-                 "each of the %d PEs alone; launch with mpiexec or oshrun",
-                 svc->n_pes);
-        return -1;
-    }
-    if (r != svc->my_pe || (has_size && n != svc->n_pes)) {
-        snprintf(why, whylen,
-                 "MPI's launcher says rank %ld of %ld, the job says PE %d of %d: launch with one "
-                 "launcher for both",
-                 r, has_size ? n : -1L, svc->my_pe, svc->n_pes);
-        return -1;
-    }
-    return 0;
+    return pshm_pmi_rank_matches(svc->my_pe, svc->n_pes, why, whylen) ? 0 : -1;
 }
 
 static void close_at_exit(void)

@@ -201,6 +201,23 @@ static void test_mandatory(void)
     CHECK(out.quiet == NULL && out.fence == NULL);
 }
 
+/* 2.3 appended to the services table only: a 2.2 plugin's ops table, of
+ * this size, stays whole; one short of 2.2's size does not. */
+static void test_minor_2_2(void)
+{
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "";
+    CHECK(PSHM_TRANSPORT_ABI_MINOR >= 3);
+    in.hdr.minor = 2;
+    in.put_nbe = f_put_nbe, in.get_nbe = f_get_nbe, in.amo_nbe = f_amo_nbe;
+    in.req_test = f_req_test;
+    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK(out.req_test == f_req_test);
+    in.hdr.size -= 8;
+    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    CHECK_HAS(why, "ABI 2.2's is at least");
+}
+
 int main(void)
 {
     static const struct unit_test tests[] = {
@@ -210,6 +227,7 @@ int main(void)
         {"major", test_major},
         {"mandatory", test_mandatory},
         {"nbe_ops", test_nbe_ops},
+        {"minor_2_2", test_minor_2_2},
     };
     return RUN_TESTS(tests);
 }

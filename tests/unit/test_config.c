@@ -5,6 +5,7 @@
  * Build by hand: gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Icore \
  *                    core/config.c tests/unit/test_config.c -o /tmp/test_config
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -470,9 +471,50 @@ static void test_every_variable_checked(void)
     clear_env();
 }
 
+/* The services' typed getters (ABI 2.3) read what pshm_setting_check
+ * accepts, the same way: a plugin never parses a setting again. */
+static void test_getters(void)
+{
+    static const char *const words[] = {"lazy", "eager", NULL};
+    unsetenv("PSHM_TEST_G");
+    CHECK(pshm_setting_get_bool("PSHM_TEST_G", -1) == -1);
+    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == 7);
+    CHECK(pshm_setting_get_size("PSHM_TEST_G", 9) == 9);
+    CHECK(pshm_setting_get_choice("PSHM_TEST_G", words, 0) == 0);
+    CHECK(pshm_setting_get_string("PSHM_TEST_G") == NULL);
+    setenv("PSHM_TEST_G", "", 1); /* empty is unset, for every type */
+    CHECK(pshm_setting_get_bool("PSHM_TEST_G", 1) == 1);
+    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == 7);
+    CHECK(pshm_setting_get_string("PSHM_TEST_G") == NULL);
+    setenv("PSHM_TEST_G", "AUTO", 1);
+    CHECK(pshm_setting_get_bool("PSHM_TEST_G", 0) == -1);
+    setenv("PSHM_TEST_G", "On", 1);
+    CHECK(pshm_setting_get_bool("PSHM_TEST_G", -1) == 1);
+    setenv("PSHM_TEST_G", "n", 1);
+    CHECK(pshm_setting_get_bool("PSHM_TEST_G", -1) == 0);
+    setenv("PSHM_TEST_G", "250", 1);
+    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == 250);
+    /* Beyond unsigned long: the largest, which a plugin's bound refuses. */
+    setenv("PSHM_TEST_G", "999999999999999999999999999", 1);
+    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == ULONG_MAX);
+    setenv("PSHM_TEST_G", "64K", 1);
+    CHECK(pshm_setting_get_size("PSHM_TEST_G", 9) == 65536);
+    setenv("PSHM_TEST_G", "EAGER", 1);
+    CHECK(pshm_setting_get_choice("PSHM_TEST_G", words, 0) == 1);
+    CHECK(strcmp(pshm_setting_get_string("PSHM_TEST_G"), "EAGER") == 0);
+    /* Unchecked values (shmem_info queries without checking): the default. */
+    setenv("PSHM_TEST_G", "maybe", 1);
+    CHECK(pshm_setting_get_bool("PSHM_TEST_G", -1) == -1);
+    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == 7);
+    CHECK(pshm_setting_get_size("PSHM_TEST_G", 9) == 9);
+    CHECK(pshm_setting_get_choice("PSHM_TEST_G", words, 0) == 0);
+    unsetenv("PSHM_TEST_G");
+}
+
 int main(void)
 {
     static const struct unit_test tests[] = {
+        {"getters", test_getters},
         {"size_plain", test_size_plain},
         {"size_units", test_size_units},
         {"size_whitespace", test_size_whitespace},

@@ -12,15 +12,12 @@
  * session, and the plugin, stay until the process exits.
  */
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "mpi_plugin.h"
 
-#define DEFAULT_INTERVAL_US 100
 #define POOL_MAX 64
 
 struct mpi_state mg;
@@ -30,12 +27,6 @@ static int started_by_us;  /* the program had not started MPI when the session o
 static MPI_Session session = MPI_SESSION_NULL; /* ours, until exit */
 static int world_by_us;    /* a 1-PE job: MPI_Init_thread was ours */
 static int atexit_done;
-
-static const char *env(const pshm_core_services *svc, const char *name)
-{
-    const char *v = svc->getenv(name);
-    return v && *v ? v : NULL;
-}
 
 void mpi_fail(const char *what, int rc)
 {
@@ -54,20 +45,8 @@ void mpi_fail(const char *what, int rc)
 
 /* ---- can MPI serve this job? ---------------------------------------- */
 
-static int env_int(const char *name, long *out)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return 0;
-    char *end;
-    errno = 0;
-    *out = strtol(v, &end, 10);
-    return !errno && !*end;
-}
-
 /* Without MPI_Init: MPI will see the ranks its launcher gives it through
- * PMI (MPICH's hydra sets PMI_RANK and PMI_SIZE, or PMI_ID with
- * -pmi-port), and without any it starts as a singleton. */
+ * PMI, and without any it starts as a singleton. */
 static int mpi_would_match(const pshm_core_services *svc, char *why, size_t whylen)
 {
     int inited = 0, fin = 0;
@@ -90,26 +69,7 @@ static int mpi_would_match(const pshm_core_services *svc, char *why, size_t whyl
         }
         return 1;
     }
-    long r = -1, n = -1;
-    int has_rank = env_int("PMI_RANK", &r) || env_int("PMI_ID", &r);
-    int has_size = env_int("PMI_SIZE", &n);
-    if (!has_rank && svc->n_pes == 1)
-        return 1; /* a singleton MPI for a 1-PE job */
-    if (!has_rank) {
-        snprintf(why, whylen,
-                 "the job's launcher gave MPI no PMI (PMI_RANK/PMI_SIZE unset): MPI would start "
-                 "each of the %d PEs as a singleton; launch with mpiexec",
-                 svc->n_pes);
-        return 0;
-    }
-    if (r != svc->my_pe || (has_size && n != svc->n_pes)) {
-        snprintf(why, whylen,
-                 "MPI's launcher says rank %ld of %ld, the job says PE %d of %d: launch with "
-                 "mpiexec alone",
-                 r, has_size ? n : -1L, svc->my_pe, svc->n_pes);
-        return 0;
-    }
-    return 1;
+    return pshm_pmi_rank_matches(svc->my_pe, svc->n_pes, why, whylen);
 }
 
 /* Below shm (10) on one node, below ofi (20) across nodes. */
@@ -133,37 +93,16 @@ static int mpi_query(const pshm_core_services *svc, char *why, size_t whylen)
  * (settings[] below) before init, so a bad one stops shmem_init with one
  * line; ranges and meanings are read here. */
 
-/* auto, or a boolean; -1 for auto. */
-static int tri(const char *name, int *out)
-{
-    const char *s = env(mg.svc, name);
-    *out = -1;
-    if (!s || !strcasecmp(s, "auto"))
-        return 0;
-    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcasecmp(s, "true"))
-        return *out = 1, 0;
-    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcasecmp(s, "false"))
-        return *out = 0, 0;
-    mg.svc->error("%s='%s' is not known; use auto, 1 or 0", name, s);
-    return -1;
-}
-
+/* A count within [lo, hi], beyond the form the core checked. */
 static int number(const char *name, unsigned long lo, unsigned long hi, unsigned long dflt,
                   const char *unit, unsigned long *out)
 {
-    const char *s = env(mg.svc, name);
-    *out = dflt;
-    if (!s)
+    *out = mg.svc->get_uint(name, dflt);
+    if (*out >= lo && *out <= hi)
         return 0;
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (errno || *end || *s == '-' || v < lo || v > hi) {
-        mg.svc->error("%s='%s' is not valid; use %s from %lu to %lu", name, s, unit, lo, hi);
-        return -1;
-    }
-    *out = v;
-    return 0;
+    mg.svc->error("%s='%s' is not valid; use %s from %lu to %lu", name, mg.svc->getenv(name), unit,
+                  lo, hi);
+    return -1;
 }
 
 /* ---- starting MPI --------------------------------------------------- */
@@ -289,16 +228,19 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     mg.comm = MPI_COMM_NULL;
     mg.thread_level = svc->thread_level;
 
-    int want_thread, coherent, verbose;
-    unsigned long interval, pool, stage_max;
-    if (tri("SHMEM_PROGRESS_THREAD", &want_thread) || tri("SHMEM_MPI_AMO_CPU_COHERENT", &coherent) ||
-        tri("SHMEM_MPI_VERBOSE", &verbose) ||
-        number("SHMEM_PROGRESS_INTERVAL", 1, 10000000ul, DEFAULT_INTERVAL_US, "microseconds",
-               &interval) ||
+    if (pshm_kit_ready(svc, why, sizeof why)) {
+        svc->error("mpi transport: %s", why);
+        return -1;
+    }
+    int want_thread;
+    unsigned interval;
+    unsigned long pool, stage_max;
+    if (pshm_kit_progress(svc, &want_thread, &interval) ||
         number("SHMEM_MPI_CTX_WINDOWS", 0, POOL_MAX, 0, "a count", &pool) ||
         number("SHMEM_MPI_STAGE_MAX", 0, RING_BYTES / 4, STAGE_MAX_DEFAULT, "bytes", &stage_max))
         return -1;
-    mg.verbose = verbose == 1;
+    int coherent = svc->get_bool("SHMEM_MPI_AMO_CPU_COHERENT", 0);
+    mg.verbose = svc->get_bool("SHMEM_MPI_VERBOSE", 0) == 1;
     mg.pool_n = (int)pool;
     mg.stage_max = stage_max;
     if (!mpi_would_match(svc, why, sizeof why)) {

@@ -19,7 +19,9 @@
 
 #include "transport.h"
 #include "../common/lock.h"
+#include "../common/pmi_rank.h"
 #include "../common/progress_thread.h"
+#include "../common/settings_kit.h"
 
 /* Values of shmem.h; a plugin sees transport.h only. */
 #define CTX_SERIALIZED (1L << 0)

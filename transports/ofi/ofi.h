@@ -51,6 +51,7 @@
 #include "../common/lock.h"
 #include "transport.h"
 #include "../common/progress_thread.h"
+#include "../common/settings_kit.h"
 
 #define OFI_API FI_VERSION(1, 17)
 
@@ -60,7 +61,6 @@
 #define THREAD_MULTIPLE 3
 
 #define ADDR_MAX 256
-#define DEFAULT_INTERVAL_US 100
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -122,13 +122,6 @@ extern struct octx dflt; /* the default context; its endpoint is the target endp
 #define CTX(t) ((t) ? (struct octx *)(t) : &dflt)
 #define ENTER PSHM_ENTER
 #define LEAVE PSHM_LEAVE
-
-/* A setting's value, NULL when unset or empty. */
-static inline const char *ofi_env(const pshm_core_services *svc, const char *name)
-{
-    const char *v = svc->getenv(name);
-    return v && *v ? v : NULL;
-}
 
 /* ofi_progress.c */
 __attribute__((noreturn, cold)) void ofi_fail(const char *what, ssize_t rc);

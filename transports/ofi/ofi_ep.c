@@ -164,6 +164,6 @@ void ofi_rxd_prime(struct octx *c)
             break;
     }
     ofi_wait_all(c);
-    if (ofi_env(g.svc, "SHMEM_OFI_VERBOSE") && g.svc->my_pe == 0)
+    if (g.svc->get_string("SHMEM_OFI_VERBOSE") && g.svc->my_pe == 0)
         fprintf(stderr, "ofi transport: primed %zu tx entries of an rxd endpoint\n", n);
 }

@@ -27,7 +27,7 @@ static struct fi_info *make_hints(const pshm_core_services *svc)
     h->domain_attr->threading = FI_THREAD_SAFE;
     h->domain_attr->resource_mgmt = FI_RM_ENABLED;
     h->tx_attr->msg_order = 0; /* on shm, asking for RMA ordering disables CMA writes */
-    const char *p = ofi_env(svc, "SHMEM_OFI_PROVIDER");
+    const char *p = svc->get_string("SHMEM_OFI_PROVIDER");
     if (p)
         h->fabric_attr->prov_name = strdup(p);
     /* SHMEM_OFI_DOMAIN is no hint: tcp;ofi_rxm answered a domain that does
@@ -107,8 +107,8 @@ __attribute__((destructor)) static void answer_unload(void) { ofi_answer_drop();
  * the reason in why. */
 static struct fi_info *getinfo(const pshm_core_services *svc, char *why, size_t whylen)
 {
-    const char *p = ofi_env(svc, "SHMEM_OFI_PROVIDER");
-    const char *d = ofi_env(svc, "SHMEM_OFI_DOMAIN");
+    const char *p = svc->get_string("SHMEM_OFI_PROVIDER");
+    const char *d = svc->get_string("SHMEM_OFI_DOMAIN");
     const char *fp = getenv("FI_PROVIDER");
     if (answer.all && same(p, answer.prov) && same(d, answer.domain) &&
         same(fp, answer.fi_provider))
@@ -149,7 +149,7 @@ static struct fi_info *getinfo(const pshm_core_services *svc, char *why, size_t 
 static void no_such_domain(const pshm_core_services *svc, struct fi_info *all, const char *d,
                            int multi, char *why, size_t whylen)
 {
-    const char *p = ofi_env(svc, "SHMEM_OFI_PROVIDER");
+    const char *p = svc->get_string("SHMEM_OFI_PROVIDER");
     const char *fp = getenv("FI_PROVIDER");
     size_t u = (size_t)snprintf(why, whylen,
                                 "SHMEM_OFI_DOMAIN='%s' is not a domain of %s%s%s; use ", d,
@@ -174,11 +174,13 @@ static void no_such_domain(const pshm_core_services *svc, struct fi_info *all, c
 /* Picks the first usable entry (owned by the cache) or NULL. */
 struct fi_info *ofi_pick(const pshm_core_services *svc, char *why, size_t whylen)
 {
+    if (pshm_kit_ready(svc, why, whylen))
+        return NULL;
     struct fi_info *all = getinfo(svc, why, whylen);
     if (!all)
         return NULL;
     int multi = svc->n_local != svc->n_pes;
-    const char *d = ofi_env(svc, "SHMEM_OFI_DOMAIN");
+    const char *d = svc->get_string("SHMEM_OFI_DOMAIN");
     for (struct fi_info *i = all; i; i = i->next) {
         if (multi && node_local(i->fabric_attr->prov_name))
             continue;

@@ -1,6 +1,5 @@
 /* The descriptor, query and selection priority, init and fini, and the
  * settings. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,21 +11,6 @@
 struct ofi_globals g;
 struct octx dflt;
 static pshm_transport_ops ops;
-
-/* auto, or a boolean; -1 for auto. */
-static int tri(const char *name, int *out)
-{
-    const char *s = ofi_env(g.svc, name);
-    *out = -1;
-    if (!s || !strcasecmp(s, "auto"))
-        return 0;
-    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcasecmp(s, "true"))
-        return *out = 1, 0;
-    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcasecmp(s, "false"))
-        return *out = 0, 0;
-    g.svc->error("%s='%s' is not known; use auto, 1 or 0", name, s);
-    return -1;
-}
 
 /* Whether the kernel lets a process write into a sibling's memory, which
  * the shm provider's direct (CMA) RMA needs. */
@@ -58,15 +42,13 @@ static int cma_usable(void)
  *    is in order).  Without CMA, shm puts are queued too and need
  *    FI_DELIVERY_COMPLETE.
  *  - any other provider: FI_DELIVERY_COMPLETE on puts and atomics. */
-static int choose_completion(void)
+static void choose_completion(void)
 {
-    int force;
-    if (tri("SHMEM_OFI_DELIVERY_COMPLETE", &force))
-        return -1;
+    int force = g.svc->get_bool("SHMEM_OFI_DELIVERY_COMPLETE", -1);
     if (force >= 0) {
         g.put_flags = g.amo_flags = force ? FI_DELIVERY_COMPLETE : 0;
         g.amo_flush = 0;
-        return 0;
+        return;
     }
     g.amo_flags = FI_DELIVERY_COMPLETE;
     g.put_flags = FI_DELIVERY_COMPLETE;
@@ -76,7 +58,6 @@ static int choose_completion(void)
         if ((g.info->domain_attr->mr_mode & FI_MR_VIRT_ADDR) && cma_usable())
             g.put_flags = 0;
     }
-    return 0;
 }
 
 /* Providers whose atomics are applied in the target process by libfabric's
@@ -84,9 +65,7 @@ static int choose_completion(void)
  * updated by them and by CPU atomics of an on-node peer stays atomic. */
 static int amo_cpu_coherent(void)
 {
-    int v;
-    if (tri("SHMEM_OFI_AMO_CPU_COHERENT", &v))
-        return -1;
+    int v = g.svc->get_bool("SHMEM_OFI_AMO_CPU_COHERENT", -1);
     if (v >= 0)
         return v;
     return !strcmp(g.prov, "shm") || !strcmp(g.prov, "tcp;ofi_rxm") ||
@@ -191,24 +170,11 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     g.manual = g.info->domain_attr->data_progress == FI_PROGRESS_MANUAL ||
                g.info->domain_attr->control_progress == FI_PROGRESS_MANUAL;
 
-    int coherent = 0, want_thread;
-    if (choose_completion() || (coherent = amo_cpu_coherent()) < 0 ||
-        tri("SHMEM_PROGRESS_THREAD", &want_thread))
+    int want_thread;
+    choose_completion();
+    int coherent = amo_cpu_coherent();
+    if (pshm_kit_progress(svc, &want_thread, &g.pt.interval_us))
         goto fail;
-    g.pt.interval_us = DEFAULT_INTERVAL_US;
-    const char *iv = ofi_env(svc, "SHMEM_PROGRESS_INTERVAL");
-    if (iv) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(iv, &end, 10);
-        if (errno || *end || *iv == '-' || v < 1 || v > 10000000ul) {
-            svc->error("SHMEM_PROGRESS_INTERVAL='%s' is not an interval; use microseconds from 1 "
-                       "to 10000000",
-                       iv);
-            goto fail;
-        }
-        g.pt.interval_us = (unsigned)v;
-    }
     /* The endpoint's default completion level for fi_write/fi_read. */
     g.info->tx_attr->op_flags = g.put_flags;
     g.inject_fast = g.put_flags ? 0 : g.inject;
@@ -309,7 +275,7 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
      * providers used here (shm, tcp;ofi_rxm, udp;ofi_rxd) offers FI_FENCE,
      * while asking shm for RMA ordering turns off its CMA writes.  Done
      * here it would be put, quiet, atomic: what the core does already. */
-    if (ofi_env(svc, "SHMEM_OFI_VERBOSE") && svc->my_pe == 0)
+    if (svc->get_string("SHMEM_OFI_VERBOSE") && svc->my_pe == 0)
         fprintf(stderr,
                 "ofi transport: provider %s, domain %s, mr_mode %s, inject %zu, progress %s%s, "
                 "delivery-complete puts %s atomics %s%s, CPU-coherent atomics %s\n",

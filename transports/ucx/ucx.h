@@ -19,6 +19,7 @@
 
 #include "../common/lock.h"
 #include "../common/progress_thread.h"
+#include "../common/settings_kit.h"
 
 #include "transport.h"
 
@@ -102,8 +103,6 @@ extern struct uctx dflt;
 
 /* ucx_plugin.c */
 __attribute__((noreturn, cold)) void ucx_fail(const char *what, int pe, ucs_status_t st);
-const char *ucx_env(const char *name);
-int ucx_tri(const char *name, int *out);
 
 /* ucx_worker.c */
 int ucx_context_open(const pshm_core_services *svc, ucp_context_h *out, char *tls_out,

@@ -9,7 +9,6 @@
  * not when it only has tcp, where ofi's tcp;ofi_rxm is the faster one here
  * (docs/ucx.md has the numbers).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,6 @@
 #define PRIO_ONE_NODE 4
 #define PRIO_RDMA 25
 #define PRIO_TCP 15
-#define DEFAULT_INTERVAL_US 100
 
 struct ucx_global g;
 struct uctx dflt;
@@ -34,27 +32,6 @@ void ucx_fail(const char *what, int pe, ucs_status_t st)
         g.svc->fatal("ucx transport (UCX_TLS=%s): %s to PE %d failed: %s", g.tls, what, pe,
                      ucs_status_string(st));
     g.svc->fatal("ucx transport (UCX_TLS=%s): %s failed: %s", g.tls, what, ucs_status_string(st));
-}
-
-const char *ucx_env(const char *name)
-{
-    const char *v = g.svc->getenv(name);
-    return v && *v ? v : NULL;
-}
-
-/* auto, or a boolean; *out = -1 for auto. */
-int ucx_tri(const char *name, int *out)
-{
-    const char *s = ucx_env(name);
-    *out = -1;
-    if (!s || !strcasecmp(s, "auto"))
-        return 0;
-    if (!strcmp(s, "1") || !strcasecmp(s, "yes") || !strcasecmp(s, "on") || !strcasecmp(s, "true"))
-        return *out = 1, 0;
-    if (!strcmp(s, "0") || !strcasecmp(s, "no") || !strcasecmp(s, "off") || !strcasecmp(s, "false"))
-        return *out = 0, 0;
-    g.svc->error("%s='%s' is not known; use auto, 1 or 0", name, s);
-    return -1;
 }
 
 /* ---- what UCX found ------------------------------------------------- */
@@ -151,47 +128,21 @@ static int ucx_query(const pshm_core_services *svc, char *why, size_t whylen)
 static int read_settings(int *want_thread)
 {
     const pshm_core_services *svc = g.svc;
-    if (ucx_tri("SHMEM_PROGRESS_THREAD", want_thread))
+    if (pshm_kit_progress(svc, want_thread, &g.pt.interval_us))
         return -1;
-    g.pt.interval_us = DEFAULT_INTERVAL_US;
-    const char *iv = ucx_env("SHMEM_PROGRESS_INTERVAL");
-    if (iv) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(iv, &end, 10);
-        if (errno || *end || *iv == '-' || v < 1 || v > 10000000ul) {
-            svc->error("SHMEM_PROGRESS_INTERVAL='%s' is not an interval; use microseconds from 1 "
-                       "to 10000000",
-                       iv);
-            return -1;
-        }
-        g.pt.interval_us = (unsigned)v;
-    }
-    const char *conn = ucx_env("SHMEM_UCX_CONNECT");
-    if (conn && strcasecmp(conn, "lazy") && strcasecmp(conn, "eager")) {
-        svc->error("SHMEM_UCX_CONNECT='%s' is not known; use lazy or eager", conn);
-        return -1;
-    }
-    g.eager = conn && !strcasecmp(conn, "eager");
-    const char *bw = ucx_env("SHMEM_UCX_FETCH_BITWISE");
-    if (bw && strcasecmp(bw, "auto") && strcasecmp(bw, "native") && strcasecmp(bw, "cas")) {
-        svc->error("SHMEM_UCX_FETCH_BITWISE='%s' is not known; use auto, native or cas", bw);
-        return -1;
-    }
-    g.bitwise_mode = !bw || !strcasecmp(bw, "auto") ? -1 : !strcasecmp(bw, "cas");
-    int v;
-    if (ucx_tri("SHMEM_UCX_VERBOSE", &v))
-        return -1;
-    g.verbose = v == 1 && svc->my_pe == 0;
+    static const char *const connect[] = {"lazy", "eager", NULL};
+    g.eager = svc->get_choice("SHMEM_UCX_CONNECT", connect, 0) == 1;
+    /* -1 auto, 0 native, 1 cas: the index less one. */
+    static const char *const bitwise[] = {"auto", "native", "cas", NULL};
+    g.bitwise_mode = svc->get_choice("SHMEM_UCX_FETCH_BITWISE", bitwise, 0) - 1;
+    g.verbose = svc->get_bool("SHMEM_UCX_VERBOSE", 0) == 1 && svc->my_pe == 0;
     return 0;
 }
 
 /* Whether our AMOs may share a word with on-node peers' CPU atomics. */
 static int amo_cpu_coherent(const char *res, int device)
 {
-    int v;
-    if (ucx_tri("SHMEM_UCX_AMO_CPU_COHERENT", &v))
-        return -1;
+    int v = g.svc->get_bool("SHMEM_UCX_AMO_CPU_COHERENT", -1);
     if (v >= 0)
         return v;
     (void)res;
@@ -239,6 +190,10 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     g.svc = svc;
     g.thread_level = svc->thread_level;
     snprintf(g.tls, sizeof g.tls, "?");
+    if (pshm_kit_ready(svc, why, sizeof why)) {
+        svc->error("ucx transport: %s", why);
+        return -1;
+    }
     if (read_settings(&want_thread))
         return -1;
     if (ucx_context_open(svc, &g.ctx, g.tls, sizeof g.tls, why, sizeof why)) {

@@ -10,6 +10,8 @@
 int ucx_context_open(const pshm_core_services *svc, ucp_context_h *out, char *tls_out,
                      size_t tlslen, char *why, size_t whylen)
 {
+    if (pshm_kit_ready(svc, why, whylen))
+        return -1;
     ucp_config_t *cfg;
     ucs_status_t st = ucp_config_read(NULL, NULL, &cfg);
     if (st != UCS_OK) {
@@ -17,9 +19,7 @@ int ucx_context_open(const pshm_core_services *svc, ucp_context_h *out, char *tl
         return -1;
     }
     /* SHMEM_UCX_TLS beats UCX_TLS, which UCX reads by itself. */
-    const char *tls = svc->getenv("SHMEM_UCX_TLS");
-    if (tls && !*tls)
-        tls = NULL;
+    const char *tls = svc->get_string("SHMEM_UCX_TLS");
     if (tls && (st = ucp_config_modify(cfg, "TLS", tls)) != UCS_OK) {
         snprintf(why, whylen, "SHMEM_UCX_TLS='%s' is not accepted by UCX: %s", tls,
                  ucs_status_string(st));

@@ -137,6 +137,14 @@ for mpi in pmix pmi2; do
     check "srun --mpi=$mpi: a PE crashes (SIGSEGV), the job ends" --fail \
         run_srun --mpi=$mpi -n 4 "$probe" crash sl
     expect_in "srun --mpi=$mpi: srun names task 1's SIGSEGV" 'task 1: Segmentation fault'
+    # A PE that calls exit(0) without shmem_finalize while the others are
+    # in shmem_barrier_all: one line names it and the step ends non-zero
+    # (docs/design.md, "A PE that leaves without finalizing").
+    check "srun --mpi=$mpi: PE 2 exits without finalize, the job ends" --fail \
+        run_srun --mpi=$mpi -n 4 env SHMEM_TRANSPORT=shm "$build/tests/bad/bad_exit_nofinalize" 2
+    expect_in "srun --mpi=$mpi: one line names PE 2" 'PE 2 exited without calling shmem_finalize'
+    check "srun --mpi=$mpi: every PE returns from main without finalize, exit 0" \
+        run_srun --mpi=$mpi -n 4 env SHMEM_TRANSPORT=shm "$build/tests/bad/bad_exit_nofinalize" return
 done
 
 # Nothing left: no job step (a cancelled one completes within seconds), no PE.

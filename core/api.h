@@ -187,7 +187,7 @@ void pshm_bad_cmp(const char *routine, int cmp) PSHM_HIDDEN __attribute__((noret
 #define PSHM_WAIT_UNTIL(T, routine, ivar, cmp, value)                                              \
     do {                                                                                           \
         struct pshm_wait w_ = {0};                                                                 \
-        PSHM_PROGRESS(routine);                                                                    \
+        PSHM_CHECK_INIT(routine);                                                                  \
         while (!PSHM_CMP(routine, PSHM_LOAD((T *)(ivar)), cmp, (T)(value)))                        \
             pshm_wait_step(&w_, (ivar), 1);                                                        \
         pshm_wait_end(&w_);                                                                        \

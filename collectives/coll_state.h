@@ -276,11 +276,19 @@ static inline int coll_enter(struct pshm_team *t)
     return open;
 }
 
+/* A barrier inside a native algorithm: the component's on the API's
+ * teams, the native one on a node-aware team's sub-teams, which no
+ * component knows. */
+static inline int coll_barrier(struct pshm_team *t)
+{
+    return PSHM_UNLIKELY(t->sub) ? pshm_native_barrier(t) : pshm_coll.barrier(t);
+}
+
 /* For algorithms that write into peers' buffers before hearing from them. */
 static inline void coll_enter_writing(struct pshm_team *t)
 {
     if (PSHM_UNLIKELY(coll_enter(t)))
-        pshm_coll.barrier(t);
+        coll_barrier(t);
 }
 
 /*
@@ -298,7 +306,7 @@ static inline void coll_scratch(struct pshm_team *t, int user)
 {
     if (PSHM_UNLIKELY(t->sym->l.scratch_user != user)) {
         if (t->sym->l.scratch_user)
-            pshm_coll.barrier(t);
+            coll_barrier(t);
         t->sym->l.scratch_user = user;
     }
 }

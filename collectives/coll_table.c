@@ -100,7 +100,7 @@ void pshm_coll_team_detach(struct pshm_team *t)
     coll_complete();
     pshm_quiet(&pshm_ctx_default);
     pshm_native_barrier_dissemination(t);
-    if (pshm_coll.team_destroy)
+    if (pshm_coll.team_destroy && !t->sub) /* no component knows a sub-team */
         pshm_coll.team_destroy(t);
     memset(t->sym, 0, sizeof *t->sym);
 }

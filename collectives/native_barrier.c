@@ -4,6 +4,7 @@
 #include "coll_state.h"
 #include "config.h"
 #include "coll_algos.h"
+#include "hier.h"
 
 int pshm_native_barrier_dissemination(struct pshm_team *t)
 {
@@ -67,6 +68,8 @@ int pshm_native_barrier_counter(struct pshm_team *t)
 
 int pshm_native_barrier(struct pshm_team *t)
 {
+    if (t->hier)
+        return pshm_hier_barrier(t);
     coll_enter(t);
     switch (pshm_cfg.coll_algo[PSHM_COP_BARRIER]) {
     case PSHM_BARRIER_DISSEMINATION: return pshm_native_barrier_dissemination(t);

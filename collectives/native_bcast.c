@@ -11,6 +11,7 @@
 #include "coll_algos.h"
 #include "coll_state.h"
 #include "config.h"
+#include "hier.h"
 
 static inline int lowbit_log(int v) { return __builtin_ctz((unsigned)v); }
 
@@ -220,6 +221,8 @@ static int bcast_scatter_allgather(struct pshm_team *t, void *dest, const void *
 
 int pshm_native_broadcast(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root)
 {
+    if (t->hier)
+        return pshm_hier_broadcast(t, dest, src, nbytes, root);
     switch (pshm_cfg.coll_algo[PSHM_COP_BCAST]) {
     case PSHM_BCAST_BINOMIAL: return bcast_binomial(t, dest, src, nbytes, root);
     case PSHM_BCAST_SCATTER_ALLGATHER: return bcast_scatter_allgather(t, dest, src, nbytes, root);

@@ -17,6 +17,7 @@
 #include "coll_algos.h"
 #include "coll_state.h"
 #include "config.h"
+#include "hier.h"
 
 static int fcollect_linear(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
@@ -25,7 +26,7 @@ static int fcollect_linear(struct pshm_team *t, void *dest, const void *src, siz
     for (int i = 0; i < n; i++)
         coll_put(d, src, nbytes, coll_wpe(t, (me + i) % n));
     coll_complete();
-    return pshm_coll.barrier(t);
+    return coll_barrier(t);
 }
 
 static int fcollect_ring(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
@@ -79,6 +80,8 @@ static int fcollect_mailbox_fits(const struct pshm_team *t, size_t nbytes)
 
 int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
+    if (t->hier)
+        return pshm_hier_fcollect(t, dest, src, nbytes);
     if (fcollect_mailbox_fits(t, nbytes))
         return pshm_native_alltoall_mailbox(t, dest, src, 1, 0, 1, nbytes);
     coll_enter_writing(t);
@@ -131,7 +134,7 @@ int pshm_native_collect(struct pshm_team *t, void *dest, const void *src, size_t
     for (int i = 0; i < n; i++)
         coll_put(d, src, nbytes, coll_wpe(t, (me + i) % n));
     coll_complete();
-    return pshm_coll.barrier(t);
+    return coll_barrier(t);
 }
 
 /* The mailbox where it fits, when chosen or by default: its flags ride
@@ -157,7 +160,7 @@ int pshm_native_alltoall(struct pshm_team *t, void *dest, const void *src, size_
                  nbytes, coll_wpe(t, pe));
     }
     coll_complete();
-    return pshm_coll.barrier(t);
+    return coll_barrier(t);
 }
 
 int pshm_native_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
@@ -185,5 +188,5 @@ int pshm_native_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrd
         }
     }
     coll_complete();
-    return pshm_coll.barrier(t);
+    return coll_barrier(t);
 }

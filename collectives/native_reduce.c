@@ -16,6 +16,7 @@
 #include "coll_algos.h"
 #include "coll_state.h"
 #include "config.h"
+#include "hier.h"
 
 /* Scratch of a recursive-doubling chunk: [parity][round or fold]. */
 static size_t rd_buf_bytes(int rounds)
@@ -190,7 +191,7 @@ static int reduce_rsag(struct pshm_team *t, void *dest, const void *src, size_t 
     size_t cm = RSAG_CHUNK / es;
     size_t bs = (count + (size_t)n - 1) / (size_t)n, lo, len;
     seg(count, bs, me, &lo, &len);
-    pshm_coll.barrier(t); /* every source is ready */
+    coll_barrier(t); /* every source is ready */
     const unsigned char *s = src;
     unsigned char *d = dest;
     for (size_t off = lo; off < lo + len; off += cm) {
@@ -204,7 +205,7 @@ static int reduce_rsag(struct pshm_team *t, void *dest, const void *src, size_t 
             coll_put(acc, acc, b, coll_wpe(t, (me + i) % n));
     }
     coll_complete();
-    pshm_coll.barrier(t); /* every dest is complete, no source is read any more */
+    coll_barrier(t); /* every dest is complete, no source is read any more */
     return 0;
 }
 
@@ -226,7 +227,7 @@ static int reduce_gather(struct pshm_team *t, void *dest, const void *src, size_
     unsigned char *buf = t->sym->scratch + (t->sym->l.gather_count++ & 1) * gather_half();
     for (int i = 0; i < n; i++)
         coll_put(buf + (size_t)me * bytes, src, bytes, coll_wpe(t, (me + i) % n));
-    pshm_coll.barrier(t);
+    coll_barrier(t);
     memmove(dest, buf, bytes);
     for (int i = 1; i < n; i++)
         r->fn(dest, buf + (size_t)i * bytes, count);
@@ -236,6 +237,8 @@ static int reduce_gather(struct pshm_team *t, void *dest, const void *src, size_
 int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t count,
                        const struct pshm_red *r)
 {
+    if (t->hier)
+        return pshm_hier_reduce(t, dest, src, count, r);
     coll_enter(t); /* every algorithm writes peers' scratch only, or after a barrier */
     switch (pshm_cfg.coll_algo[PSHM_COP_REDUCE]) {
     case PSHM_REDUCE_RECURSIVE_DOUBLING: return reduce_rd(t, dest, src, count, r);
@@ -277,6 +280,13 @@ static void or_u64(void *a_, const void *b_, size_t n)
     const uint64_t *b = b_;
     for (size_t i = 0; i < n; i++)
         a[i] |= b[i];
+}
+
+int pshm_native_reduce_private(struct pshm_team *t, void *dest, const void *src, size_t count,
+                               const struct pshm_red *r)
+{
+    coll_enter(t);
+    return reduce_rd(t, dest, src, count, r);
 }
 
 int pshm_coll_or_u64(struct pshm_team *t, uint64_t *v, size_t n)

@@ -34,7 +34,7 @@ static int scan_linear(struct pshm_team *t, void *dest, const void *src, size_t 
         pshm_fatal("%s: out of memory (%zu bytes)", pshm_coll_routine, bytes);
     _Alignas(64) unsigned char in[SCAN_CHUNK];
     size_t cm = SCAN_CHUNK / es;
-    pshm_coll.barrier(t);
+    coll_barrier(t);
     if (last < 0)
         memset(res, 0, bytes); /* all-zero bits are 0 for every SUM type */
     for (size_t off = 0; off < count && last >= 0; off += cm) {
@@ -53,7 +53,7 @@ static int scan_linear(struct pshm_team *t, void *dest, const void *src, size_t 
                 r->fn(res + off * es, p, m);
         }
     }
-    pshm_coll.barrier(t);
+    coll_barrier(t);
     if (bytes)
         memcpy(dest, res, bytes);
     free(res);
@@ -155,7 +155,7 @@ static int scan_segmented(struct pshm_team *t, void *dest, const void *src, size
     size_t bs = (count + (size_t)n - 1) / (size_t)n;
     size_t lo = bs * (size_t)me < count ? bs * (size_t)me : count;
     size_t hi = lo + bs < count ? lo + bs : count;
-    pshm_coll.barrier(t); /* every source and dest is ready */
+    coll_barrier(t); /* every source and dest is ready */
     const unsigned char *s = src;
     unsigned char *d = dest;
     for (size_t off = lo; off < hi; off += cm) {
@@ -181,7 +181,7 @@ static int scan_segmented(struct pshm_team *t, void *dest, const void *src, size
         }
     }
     coll_complete();
-    pshm_coll.barrier(t); /* every dest is complete, no source is read any more */
+    coll_barrier(t); /* every dest is complete, no source is read any more */
     return 0;
 }
 

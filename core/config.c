@@ -41,10 +41,16 @@ const pshm_setting pshm_core_settings[] = {
      "paths on one machine (needs a network transport, e.g. ofi)"},
     {"SHMEM_DEBUG", PSHM_SETTING_BOOL, "0", NULL, "check every call's arguments and explain failures"},
     {"SHMEM_INFO", PSHM_SETTING_BOOL, "0", NULL, "print the shmem_info report on PE 0 at shmem_init"},
+    {"SHMEM_COUNT_OPS", PSHM_SETTING_BOOL, "0", NULL,
+     "count the operations handed to the transport and print each PE's counts at shmem_finalize "
+     "(what crosses the network; for tests and tuning)"},
     {"SHMEM_VERSION", PSHM_SETTING_BOOL, "0", NULL, "print the library version on PE 0 at shmem_init"},
     {"SHMEM_COLLECTIVES", PSHM_SETTING_CHOICE, "native", PSHM_COLL_COMPONENTS,
      "collectives component: native (over RMA/AMO, shared-memory aware), mpi (MPI's "
      "collectives, coll-mpi.so) or auto (per operation and size; shmem_info shows the choices)"},
+    {"SHMEM_COLL_NODE_AWARE", PSHM_SETTING_BOOL, "1", NULL,
+     "native collectives on a team spanning nodes: on-node phase, one exchange among one leader "
+     "per node, on-node phase (0: every PE in one flat algorithm)"},
     {"PLUGSHMEM_JOB_TAG", PSHM_SETTING_STRING, "(set by oshrun)", NULL,
      "job identifier used to name shared-memory objects"},
     {NULL, 0, NULL, NULL, NULL},
@@ -227,6 +233,8 @@ int pshm_config_load(char *err, size_t errlen)
     }
     if (load_bool("SHMEM_DEBUG", 0, &c.debug, err, errlen) ||
         load_bool("SHMEM_INFO", 0, &c.info, err, errlen) ||
+        load_bool("SHMEM_COUNT_OPS", 0, &c.count_ops, err, errlen) ||
+        load_bool("SHMEM_COLL_NODE_AWARE", 1, &c.node_aware, err, errlen) ||
         load_bool("SHMEM_VERSION", 0, &c.version, err, errlen) ||
         load_bool("SHMEM_BYPASS", 1, &c.bypass, err, errlen))
         return -1;

@@ -21,6 +21,8 @@ struct pshm_config {
     const char *globals;        /* "map" or "cma" */
     int debug;
     int info;
+    int count_ops; /* SHMEM_COUNT_OPS (core/opcount.c) */
+    int node_aware; /* SHMEM_COLL_NODE_AWARE (collectives/hier.c) */
     int version;
     int bypass;
     unsigned wait_spins;

@@ -5,6 +5,7 @@
 
 #include "api.h"
 #include "coll_ext_int.h"
+#include "hier.h"
 #include "config.h"
 #include "error.h"
 #include "info.h"
@@ -111,6 +112,7 @@ PSHM_API void pshmemx_info_print(FILE *out)
 
     fprintf(out, "\n");
     pshm_cext_info(out, pshm_is_initialized() || cfg_ok ? pshm_cfg.collectives : "native");
+    pshm_hier_info(out);
 
     fprintf(out, "\nEnvironment (name, current value or default, meaning):\n");
     pshm_config_print(out);

@@ -16,6 +16,7 @@
 #include "error.h"
 #include "info.h"
 #include "init.h"
+#include "opcount.h"
 #include "memory.h"
 #include "registry.h"
 #include "request.h"
@@ -398,6 +399,7 @@ static int init(int requested, int *provided, int fatal)
     if (plugin.desc->init(&svc, &ops) || !ops)
         pshm_fatal("transport '%s' (%s) failed to initialize", plugin.name, plugin.path);
     adopt_ops(ops);
+    pshm_opcount_wrap(&tp_ops);
     set_routes(tp_ops.caps);
     pshm_sleep_init();
     pshm_g.tp = &tp_ops;
@@ -454,6 +456,7 @@ PSHM_API void pshmem_finalize(void)
         return;
     }
     finalize_barrier(finalizing_at_exit);
+    pshm_opcount_report();
     plugin.desc->fini();
     pshm_spaces_fini();
     pshm_g.tp = &tp_uninit;

@@ -11,6 +11,7 @@
 
 #include "api.h"
 #include "coll.h"
+#include "hier.h"
 #include "error.h"
 #include "init.h"
 #include "team.h"
@@ -25,9 +26,7 @@ static int mapped(int w)
     return w == pshm_g.my_pe || pshm_g.peer[w].base[PSHM_SEG_HEAP] != NULL;
 }
 
-/* Fills the derived fields of a team whose my_pe, n_pes, world and slot
- * are set. */
-static void finish_team(struct pshm_team *t)
+void pshm_team_finish(struct pshm_team *t)
 {
     pshm_coll_team_attach(t);
     t->all_mapped = 1;
@@ -46,6 +45,14 @@ static void finish_team(struct pshm_team *t)
         t->stride = 1;
         t->strided = 1;
     }
+}
+
+static int lowest_free(uint64_t used, int skip)
+{
+    for (int s = 0; s < PSHM_TEAM_SLOTS; s++)
+        if (!(used >> s & 1) && s != skip)
+            return s;
+    return -1;
 }
 
 int pshm_team_index_of(const struct pshm_team *t, int w)
@@ -73,7 +80,7 @@ void pshm_teams_init(void)
     pshm_team_world.world = NULL;
     pshm_team_world.slot = PSHM_TEAM_SLOT_WORLD;
     pshm_team_world.predefined = 1;
-    finish_team(&pshm_team_world);
+    pshm_team_finish(&pshm_team_world);
 
     int n = 0;
     int *w = malloc(sizeof(int) * (size_t)pshm_g.n_pes);
@@ -91,13 +98,20 @@ void pshm_teams_init(void)
             pshm_team_shared.my_pe = i;
     pshm_team_shared.slot = PSHM_TEAM_SLOT_SHARED;
     pshm_team_shared.predefined = 1;
-    finish_team(&pshm_team_shared);
+    pshm_team_finish(&pshm_team_shared);
     slots_used = (1u << PSHM_TEAM_SLOT_WORLD) | (1u << PSHM_TEAM_SLOT_SHARED);
     pshm_coll_init();
+    /* The same two slots on every PE: nothing else holds one yet. */
+    int a = lowest_free(slots_used, -1), b = lowest_free(slots_used, a);
+    if (pshm_hier_create(&pshm_team_world, a, b)) {
+        pshm_team_world.sub_slots = (uint64_t)1 << a | (uint64_t)1 << b;
+        slots_used |= pshm_team_world.sub_slots;
+    }
 }
 
 void pshm_teams_fini(void)
 {
+    pshm_hier_destroy(&pshm_team_world, 0);
     pshm_coll_fini();
     free(pshm_team_shared.world);
     pshm_team_shared.world = NULL;
@@ -145,14 +159,6 @@ PSHM_API int pshmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_t
 
 /* ---- creation and destruction ------------------------------------------- */
 
-static int lowest_free(uint64_t used, int skip)
-{
-    for (int s = 0; s < PSHM_TEAM_SLOTS; s++)
-        if (!(used >> s & 1) && s != skip)
-            return s;
-    return -1;
-}
-
 /* A new member team: n members, member i = parent member first + i*step. */
 static struct pshm_team *new_team(shmem_team_t parent, int first, int step, int n, int me,
                                   const shmem_team_config_t *config, long mask)
@@ -184,24 +190,47 @@ static void free_team(struct pshm_team *t)
 }
 
 /* Agrees over the parent on nslots free slots and on whether every PE
- * succeeded so far (err).  Returns 0 and the slots, or -1 everywhere. */
-static int agree(shmem_team_t parent, int err, int nslots, int slot[2])
+ * succeeded so far (err).  Returns 0 and the slots, or -1 everywhere.
+ * With sub set (a parent spanning nodes), each new team also gets the two
+ * slots a node-aware team needs, if that many are free: slot[nslots +
+ * 2i], slot[nslots + 2i + 1] for team i, or -1. */
+static int agree(shmem_team_t parent, int err, int nslots, int sub, int slot[6])
 {
     uint64_t w[2] = {slots_used, err ? 1u : 0u};
     if (pshm_coll_or_u64(parent, w, 2) || w[1])
         return -1;
-    slot[0] = lowest_free(w[0], -1);
-    slot[1] = nslots > 1 ? lowest_free(w[0], slot[0]) : 0;
-    if (slot[0] < 0 || slot[1] < 0)
-        return -1;
+    uint64_t used = w[0];
+    for (int i = 0; i < nslots * (sub ? 3 : 1); i++) {
+        slot[i] = lowest_free(used, -1);
+        if (slot[i] < 0 && i < nslots)
+            return -1;
+        if (slot[i] >= 0)
+            used |= (uint64_t)1 << slot[i];
+    }
+    /* Half the slots stay for flat teams: a node-aware team takes three,
+     * and a program that makes many teams must still get at least 32. */
+    int left = PSHM_TEAM_SLOTS - __builtin_popcountll(w[0]) - nslots;
+    for (int i = 0; sub && i < nslots; i++, left -= 2)
+        if (slot[nslots + 2 * i] < 0 || slot[nslots + 2 * i + 1] < 0 ||
+            left - 2 < PSHM_TEAM_SLOTS / 2)
+            slot[nslots + 2 * i] = slot[nslots + 2 * i + 1] = -1;
     return 0;
+}
+
+/* Makes t node-aware in the slots agree() found for it, if it spans nodes. */
+static void node_aware(struct pshm_team *t, const int *sub_slot)
+{
+    if (sub_slot[0] < 0 || !pshm_hier_create(t, sub_slot[0], sub_slot[1]))
+        return;
+    t->sub_slots = (uint64_t)1 << sub_slot[0] | (uint64_t)1 << sub_slot[1];
+    slots_used |= t->sub_slots;
 }
 
 static int activate(struct pshm_team *t, int slot)
 {
     t->slot = slot;
     slots_used |= (uint64_t)1 << slot;
-    finish_team(t);
+    pshm_team_finish(t);
     if (pshm_coll.team_create && pshm_coll.team_create(t))
         return -1;
     return 0;
@@ -230,14 +259,16 @@ PSHM_API int pshmem_team_split_strided(shmem_team_t parent, int start, int strid
     int err = 0;
     if (me >= 0 && !(t = new_team(parent, start, stride, size, me, config, config_mask)))
         err = 1;
-    int slot[2];
-    if (agree(parent, err, 1, slot)) {
+    int slot[6], sub = !parent->all_mapped;
+    if (agree(parent, err, 1, sub, slot)) {
         free_team(t);
         return -1;
     }
     /* A component failing to set up its state fails alone: the return codes
      * of a split must agree, so it is told through one more agreement. */
     int cerr = t ? activate(t, slot[0]) : 0;
+    if (t && sub)
+        node_aware(t, &slot[1]);
     if (pshm_coll.team_create) {
         uint64_t w = (uint64_t)cerr;
         if (pshm_coll_or_u64(parent, &w, 1) || w) {
@@ -272,14 +303,18 @@ PSHM_API int pshmem_team_split_2d(shmem_team_t parent, int xrange,
     int yn = (n - 1 - x) / xrange + 1;
     struct pshm_team *tx = new_team(parent, y * xrange, 1, xn, x, xaxis_config, xaxis_mask);
     struct pshm_team *ty = new_team(parent, x, xrange, yn, y, yaxis_config, yaxis_mask);
-    int slot[2];
-    if (agree(parent, !tx || !ty, 2, slot)) {
+    int slot[6], sub = !parent->all_mapped;
+    if (agree(parent, !tx || !ty, 2, sub, slot)) {
         free_team(tx);
         free_team(ty);
         return -1;
     }
     int cerr = activate(tx, slot[0]);
     cerr |= activate(ty, slot[1]);
+    if (sub) {
+        node_aware(tx, &slot[2]);
+        node_aware(ty, &slot[4]);
+    }
     if (pshm_coll.team_create) {
         uint64_t w = (uint64_t)cerr;
         if (pshm_coll_or_u64(parent, &w, 1) || w) {
@@ -305,7 +340,8 @@ PSHM_API void pshmem_team_destroy(shmem_team_t team)
     pshm_ctx_destroy_team(team);
     if (team->my_pe >= 0) {
         pshm_coll_team_detach(team);
-        slots_used &= ~((uint64_t)1 << team->slot);
+        pshm_hier_destroy(team, 1);
+        slots_used &= ~((uint64_t)1 << team->slot | team->sub_slots);
     }
     free_team(team);
 }

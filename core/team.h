@@ -35,10 +35,19 @@ struct pshm_team {
     long config_mask;
     shmem_team_config_t config;
     void *component;             /* per-team state of the collectives component */
+    /* Node-aware collectives (collectives/hier.c): the sub-teams of a team
+     * spanning nodes, NULL when flat; sub marks such a sub-team, which
+     * only the native algorithms run on. */
+    struct pshm_hier *hier;
+    int sub;
+    uint64_t sub_slots;          /* the slots the sub-teams hold (bits) */
 };
 
 
 void pshm_teams_init(void) PSHM_HIDDEN;
+/* Fills the derived fields of a team whose my_pe, n_pes, world and slot
+ * are set (and binds its slot). */
+void pshm_team_finish(struct pshm_team *t) PSHM_HIDDEN;
 void pshm_teams_fini(void) PSHM_HIDDEN;
 
 /* World PE of team member pe (no checks). */

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Collectives over a network, beside Open MPI over the same network.
+
+  net_compare.py [--rounds R] [--npes 2,4] [--iters N] [--no-ompi] [--nodes-npes 4]
+
+Part 1, every PE through the transport (SHMEM_BYPASS=0), one run after the
+other in each round, R rounds (median per cell):
+  ucx tcp   SHMEM_TRANSPORT=ucx SHMEM_UCX_TLS=tcp
+  ofi tcp   SHMEM_TRANSPORT=ofi SHMEM_OFI_PROVIDER='tcp;ofi_rxm'
+  Open MPI  mpirun.openmpi --mca pml ucx --mca pml_ucx_tls any
+            --mca pml_ucx_devices any --mca btl self -x UCX_TLS=self,tcp
+            (its OSHMEM, coll_bench built with opal_wrapper as oshcc)
+Part 2, two emulated nodes (SHMEM_EMULATE_NODES=2, bypass on) over ucx tcp
+and ofi tcp, each cell beside its floor: the sequential messages between
+the node leaders (one for every cell at 2 nodes) times the transport's
+one-way latency (half a raw put + flush: bench/ucx/raw_ucx_put,
+bench/ofi/raw_ofi_put), plus the on-node phases measured on shm with a
+node's PEs.
+
+The program is bench/coll/coll_bench (active-set build, as for Open MPI,
+whose OSHMEM is 1.4).  Numbers are printed, never asserted on.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ.get("PLUGSHMEM_BUILD", os.path.join(HERE, "..", "..", "build"))
+CELLS = [("barrier", 0), ("bcast", 8), ("reduce", 8), ("reduce", 4096), ("fcollect", 8),
+         ("fcollect", 32768), ("alltoall", 8)]
+ROW = re.compile(r"^(\w+)\s+(\d+)\s+([0-9.]+)\s*$")
+OPS = "barrier,bcast,reduce,fcollect,alltoall"
+
+OURS = {
+    "ucx tcp": {"SHMEM_TRANSPORT": "ucx", "SHMEM_UCX_TLS": "tcp"},
+    "ofi tcp": {"SHMEM_TRANSPORT": "ofi", "SHMEM_OFI_PROVIDER": "tcp;ofi_rxm"},
+}
+OMPI = ["--mca", "osc", "^rdma", "--mca", "pml", "ucx", "--mca", "pml_ucx_tls", "any",
+        "--mca", "pml_ucx_devices", "any", "--mca", "btl", "self", "-x", "UCX_TLS=self,tcp"]
+
+
+def parse(text):
+    cells = {}
+    for line in text.splitlines():
+        m = ROW.match(line)
+        if m:
+            cells[(m.group(1), int(m.group(2)))] = float(m.group(3))
+    return cells
+
+
+def run(cmd, env=None, tries=1):
+    for _ in range(tries):
+        try:
+            r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, timeout=600)
+        except subprocess.TimeoutExpired:
+            continue
+        cells = parse(r.stdout)
+        if r.returncode == 0 and cells:
+            return cells
+    print(f"# failed: {' '.join(cmd)}", file=sys.stderr)
+    return {}
+
+
+def ours(npes, extra, iters):
+    env = dict(os.environ, COLL_BENCH_OPS=OPS, **extra)
+    return run([os.path.join(BUILD, "tools", "oshrun"), "-n", str(npes),
+                os.path.join(BUILD, "bench", "coll", "coll_bench_as"), "32768", str(iters)], env)
+
+
+def ompi(prog, npes, iters):
+    env = dict(os.environ, COLL_BENCH_OPS=OPS, OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    # Open MPI fails to start now and then: retried.
+    return run(["mpirun.openmpi", "--oversubscribe", "-np", str(npes)] + OMPI +
+               ["-x", "COLL_BENCH_OPS", prog, "32768", str(iters)], env, tries=3)
+
+
+def median(samples, cell):
+    v = [s[cell] for s in samples if cell in s]
+    return statistics.median(v) if v else None
+
+
+def fmt(x):
+    return "-" if x is None else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def one_way(tool, env):
+    r = subprocess.run([os.path.join(BUILD, "bench", tool[0], tool[1]), "20000"],
+                       env=dict(os.environ, **env), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=300)
+    m = re.search(r"put8\+(?:flush|wait)\s+([0-9.]+)\s*us", r.stdout)
+        re.search(r"([0-9.]+)\s*us", r.stdout)
+    return float(m.group(1)) / 2 if m else None
+
+
+def part1(args, prog):
+    for npes in args.npes:
+        samples = {k: [] for k in list(OURS) + (["Open MPI"] if prog else [])}
+        for _ in range(args.rounds):
+            for name, extra in OURS.items():
+                samples[name].append(ours(npes, dict(extra, SHMEM_BYPASS="0"), args.iters))
+            if prog:
+                samples["Open MPI"].append(ompi(prog, npes, args.iters))
+        print(f"\n{npes} PEs, bypass off, every byte over TCP: us per call, slowest PE, "
+              f"median of {args.rounds} alternating rounds\n")
+        head = "| cell | " + " | ".join(samples) + (" | ucx / Open MPI | ofi / Open MPI |"
+                                                    if prog else " |")
+        print(head)
+        print("|" + " --- |" * (head.count("|") - 1))
+        for cell in CELLS:
+            vals = [median(s, cell) for s in samples.values()]
+            line = f"| {cell[0]} {cell[1]} B | " + " | ".join(fmt(v) for v in vals)
+            if prog:
+                o = vals[-1]
+                line += "".join(f" | {v / o:.2f}" if v and o else " | -" for v in vals[:2])
+            print(line + " |")
+
+
+def part2(args):
+    npes = args.nodes_npes
+    per_node = npes // 2
+    shm = [ours(per_node, {"SHMEM_TRANSPORT": "shm"}, args.iters) for _ in range(args.rounds)]
+    lat = {"ucx tcp": one_way(("ucx", "raw_ucx_put"), {"UCX_TLS": "tcp"}),
+           "ofi tcp": one_way(("ofi", "raw_ofi_put"), {"FI_PROVIDER": "tcp;ofi_rxm"})}
+    on_node = {  # the on-node phases of each node-aware algorithm (collectives/hier.c)
+        ("barrier", 0): [("barrier", 0), ("barrier", 0)],
+        ("bcast", 8): [("bcast", 8), ("bcast", 8)],
+        ("reduce", 8): [("reduce", 8), ("bcast", 8)],
+        ("reduce", 4096): [("reduce", 4096), ("bcast", 4096)],
+        ("fcollect", 8): [("barrier", 0), ("bcast", 8 * npes)],
+    }
+    for name, extra in OURS.items():
+        runs = [ours(npes, dict(extra, SHMEM_EMULATE_NODES="2"), args.iters)
+                for _ in range(args.rounds)]
+        print(f"\n{npes} PEs on 2 emulated nodes over {name} (bypass on): us per call; floor = "
+              f"one-way latency {fmt(lat[name])} us (half a raw put + flush) + on-node phases "
+              f"(shm, {per_node} PEs)\n")
+        print("| cell | time | floor | time / floor |")
+        print("| --- | --- | --- | --- |")
+        for cell, phases in on_node.items():
+            t = median(runs, cell)
+            parts = [median(shm, p) for p in phases]
+            floor = None
+            if lat[name] is not None and all(p is not None for p in parts):
+                floor = lat[name] + sum(parts)
+            ratio = f"{t / floor:.2f}" if t and floor else "-"
+            print(f"| {cell[0]} {cell[1]} B | {fmt(t)} | {fmt(floor)} | {ratio} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--npes", default="2,4")
+    ap.add_argument("--iters", type=int, default=200)
+    ap.add_argument("--nodes-npes", type=int, default=4)
+    ap.add_argument("--no-ompi", action="store_true")
+    ap.add_argument("--part", choices=["1", "2", "both"], default="both")
+    args = ap.parse_args()
+    args.npes = [int(x) for x in args.npes.split(",")]
+    prog = None
+    work = tempfile.mkdtemp()
+    try:
+        if not args.no_ompi and args.part != "2":
+            if not shutil.which("opal_wrapper"):
+                sys.exit("Open MPI's opal_wrapper (openmpi-bin) is not installed; use --no-ompi")
+            os.symlink(shutil.which("opal_wrapper"), os.path.join(work, "oshcc"))
+            prog = os.path.join(work, "coll_bench.ompi")
+            subprocess.run([os.path.join(work, "oshcc"), "-O2", "-I" + os.path.join(HERE, ".."),
+                            os.path.join(HERE, "coll_bench.c"), "-o", prog], check=True)
+        if args.part != "2":
+            part1(args, prog)
+        if args.part != "1":
+            part2(args)
+    finally:
+        shutil.rmtree(work)
+
+
+main()

@@ -1,0 +1,287 @@
+/*
+ * Node-aware collectives: a team whose members sit on several nodes, some
+ * of them with more than one member, runs each collective in three
+ * phases:
+ *   on-node   by load/store among the members of each node (the native
+ *             algorithms on a sub-team whose members are all mapped)
+ *   leaders   one exchange among one member per node (its lowest team
+ *             index), over the transport
+ *   on-node   the result handed from each leader to its node
+ * so that the network carries one participant per node instead of every
+ * PE, and what stays on a node never waits on the network.
+ *
+ * The two sub-teams (this PE's node, and the leaders) are made when the
+ * team is, each in a team slot of its own: node sub-teams of different
+ * nodes share one slot index (their members are disjoint), the leaders
+ * another.  A sub-team runs the native algorithms with their own flags,
+ * scratch and ordering rules, so each phase is exactly a collective of
+ * its own on its own slot, and every PE runs the same sequence of
+ * sub-team collectives per call, which is what those rules need.
+ *
+ * Alltoall, alltoalls, collect and scan stay flat: their data differ per
+ * pair of PEs, so a leader would forward every byte once more (collect's
+ * and alltoall's closing barrier is this file's).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "coll.h"
+#include "coll_state.h"
+#include "config.h"
+#include "error.h"
+#include "hier.h"
+#include "init.h"
+
+struct pshm_hier {
+    struct pshm_team node;    /* this PE's node; member 0 is the node's leader */
+    struct pshm_team leaders; /* each node's leader, by team index; my_pe -1 off it */
+    int *node_of;             /* team member -> its node's index among the leaders */
+    int *local_of;            /* team member -> its index in its node (mine: node.my_pe) */
+};
+
+static int on_my_node(int w)
+{
+    return w == pshm_g.my_pe || pshm_g.peer[w].base[PSHM_SEG_HEAP] != NULL;
+}
+
+/* The lowest team index of a member on this PE's node. */
+static int my_leader(const struct pshm_team *t)
+{
+    for (int i = 0; i < t->n_pes; i++)
+        if (on_my_node(pshm_team_world_pe(t, i)))
+            return i;
+    return t->my_pe;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p)
+        pshm_fatal("shmem_team: out of memory for the node map of a team of %zu PEs", n);
+    return p;
+}
+
+static void sub_free(struct pshm_team *s)
+{
+    free(s->world);
+    s->world = NULL;
+}
+
+int pshm_hier_create(struct pshm_team *t, int node_slot, int lead_slot)
+{
+    int n = t->n_pes;
+    if (t->my_pe < 0 || t->all_mapped || n < 3)
+        return 0;
+    /* Every member learns every member's leader: one OR over the team of a
+     * word per member, each PE filling its own. */
+    uint64_t *v = xcalloc((size_t)n, sizeof *v);
+    v[t->my_pe] = (uint64_t)my_leader(t) + 1;
+    /* A PE with SHMEM_COLL_NODE_AWARE=0 keeps the whole team flat. */
+    const uint64_t flat = (uint64_t)1 << 62;
+    if (!pshm_cfg.node_aware)
+        v[t->my_pe] |= flat;
+    int nflat = 0, nl = 0;
+    if (pshm_coll_or_u64(t, v, (size_t)n)) {
+        free(v);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        nflat += (v[i] & flat) != 0;
+        nl += (int)v[i] - 1 == i;
+    }
+    /* Flat when asked, or when every node holds one member: the leaders'
+     * algorithm would then be the flat one with empty phases around it. */
+    if (nflat || nl == n) {
+        free(v);
+        return 0;
+    }
+    struct pshm_hier *h = xcalloc(1, sizeof *h);
+    int *lead_w = xcalloc((size_t)nl, sizeof(int)), *node_w = xcalloc((size_t)n, sizeof(int));
+    int *node_of = xcalloc((size_t)n, sizeof(int)), *local_of = xcalloc((size_t)n, sizeof(int));
+    int *count = xcalloc((size_t)n, sizeof(int)), nn = 0;
+    /* Nodes numbered by their leaders' team order (a leader precedes its
+     * node's other members), members numbered within their node. */
+    for (int i = 0, k = 0; i < n; i++) {
+        int l = (int)v[i] - 1;
+        node_of[i] = l == i ? k++ : node_of[l];
+        local_of[i] = count[l]++;
+    }
+    free(count);
+    int me_leader = -1, my_lead = (int)v[t->my_pe] - 1;
+    for (int i = 0; i < n; i++) {
+        int l = (int)v[i] - 1;
+        if (l == i) {
+            if (i == t->my_pe)
+                me_leader = node_of[i];
+            lead_w[node_of[i]] = pshm_team_world_pe(t, i);
+        }
+        if (l == my_lead)
+            node_w[nn++] = pshm_team_world_pe(t, i);
+    }
+    free(v);
+    h->node.world = node_w;
+    h->node.n_pes = nn;
+    h->node.my_pe = local_of[t->my_pe];
+    h->node.slot = node_slot;
+    h->leaders.world = lead_w;
+    h->leaders.n_pes = nl;
+    h->leaders.my_pe = me_leader;
+    h->leaders.slot = lead_slot;
+    h->node_of = node_of;
+    h->local_of = local_of;
+    h->node.sub = h->leaders.sub = 1;
+    pshm_team_finish(&h->node);
+    pshm_team_finish(&h->leaders);
+    t->hier = h;
+    return 1;
+}
+
+void pshm_hier_destroy(struct pshm_team *t, int collective)
+{
+    struct pshm_hier *h = t->hier;
+    if (!h)
+        return;
+    if (collective) {
+        pshm_coll_team_detach(&h->node);
+        if (h->leaders.my_pe >= 0)
+            pshm_coll_team_detach(&h->leaders);
+    }
+    sub_free(&h->node);
+    sub_free(&h->leaders);
+    free(h->node_of);
+    free(h->local_of);
+    free(h);
+    t->hier = NULL;
+}
+
+int pshm_hier_nodes(const struct pshm_team *t)
+{
+    return t->hier ? t->hier->leaders.n_pes : 0;
+}
+
+static int leader(const struct pshm_hier *h) { return h->leaders.my_pe >= 0; }
+
+int pshm_hier_barrier(struct pshm_team *t)
+{
+    struct pshm_hier *h = t->hier;
+    coll_enter(t);
+    pshm_native_barrier(&h->node);
+    if (leader(h))
+        pshm_native_barrier(&h->leaders);
+    return pshm_native_barrier(&h->node);
+}
+
+/*
+ * The root's node gets the data from the root, its leader passes it to the
+ * other leaders, and they to their nodes.  The root may return before the
+ * others have the data; the team is then left open (coll_state.h), as a
+ * flat broadcast leaves it.
+ */
+int pshm_hier_broadcast(struct pshm_team *t, void *dest, const void *src, size_t nbytes, int root)
+{
+    struct pshm_hier *h = t->hier;
+    coll_enter(t);
+    int rnode = h->node_of[root];
+    if (rnode == h->node_of[t->my_pe]) {
+        pshm_native_broadcast(&h->node, dest, src, nbytes, h->local_of[root]);
+        if (leader(h))
+            pshm_native_broadcast(&h->leaders, dest, dest, nbytes, rnode);
+    } else {
+        if (leader(h))
+            pshm_native_broadcast(&h->leaders, dest, dest, nbytes, rnode);
+        pshm_native_broadcast(&h->node, dest, dest, nbytes, 0);
+    }
+    t->sym->l.bcast_open = 1;
+    return 0;
+}
+
+/*
+ * Each node reduces into a private buffer, the leaders reduce their nodes'
+ * results in their dest, and each leader broadcasts to its node.  No
+ * member's dest is written before the last phase: a member may still read
+ * its source (dest itself, in place) until its node's reduction is done.
+ */
+int pshm_hier_reduce(struct pshm_team *t, void *dest, const void *src, size_t count,
+                     const struct pshm_red *r)
+{
+    struct pshm_hier *h = t->hier;
+    size_t bytes = count * r->esize;
+    coll_enter(t);
+    unsigned char small[256] __attribute__((aligned(16)));
+    unsigned char *tmp = bytes <= sizeof small ? small : malloc(bytes);
+    if (!tmp)
+        pshm_fatal("%s: out of memory for %zu bytes of a reduction", pshm_coll_routine, bytes);
+    pshm_native_reduce_private(&h->node, tmp, src, count, r);
+    if (leader(h)) {
+        memcpy(dest, tmp, bytes);
+        pshm_native_reduce(&h->leaders, dest, dest, count, r);
+    }
+    if (tmp != small)
+        free(tmp);
+    return pshm_native_broadcast(&h->node, dest, dest, bytes, 0);
+}
+
+/*
+ * Each member stores its block into its leader's dest (mapped), the
+ * leaders send their nodes' blocks to each other and meet, and each
+ * leader broadcasts the whole result to its node.
+ */
+int pshm_hier_fcollect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
+{
+    struct pshm_hier *h = t->hier;
+    int n = t->n_pes, me = t->my_pe;
+    coll_enter_writing(t);
+    int lw = h->node.world[0];
+    char *ld = lw == pshm_g.my_pe ? (char *)dest : pshm_mapped(dest, lw);
+    if (!ld)
+        pshm_fatal("%s: the leader's dest is not mapped", pshm_coll_routine);
+    if (nbytes)
+        memmove(ld + (size_t)me * nbytes, src, nbytes);
+    pshm_native_barrier(&h->node);
+    if (leader(h)) {
+        int my_node = h->node_of[me];
+        for (int j = 1; j < h->leaders.n_pes; j++) {
+            int w = h->leaders.world[(h->leaders.my_pe + j) % h->leaders.n_pes];
+            for (int i = 0; i < n; i++)
+                if (h->node_of[i] == my_node && nbytes)
+                    coll_put((char *)dest + (size_t)i * nbytes, (char *)dest + (size_t)i * nbytes,
+                             nbytes, w);
+        }
+        pshm_native_barrier(&h->leaders);
+    }
+    return pshm_native_broadcast(&h->node, dest, dest, (size_t)n * nbytes, 0);
+}
+
+static void print_sizes(FILE *out, const struct pshm_hier *h, int n)
+{
+    int nl = h->leaders.n_pes;
+    int *size = calloc((size_t)nl, sizeof(int));
+    if (!size)
+        return;
+    for (int i = 0; i < n; i++)
+        size[h->node_of[i]]++;
+    for (int j = 0; j < nl; j++)
+        fprintf(out, "%s%d", j ? " + " : "", size[j]);
+    free(size);
+}
+
+void pshm_hier_info(FILE *out)
+{
+    fprintf(out, "Node-aware collectives (a team spanning nodes, some with several of its PEs):\n"
+                 "  barrier, broadcast, reductions, fcollect: on-node phase by load/store, one "
+                 "exchange among one leader per node, on-node phase;\n"
+                 "  alltoall, alltoalls, collect, scans: flat over the whole team\n");
+    if (!pshm_is_initialized())
+        return;
+    const struct pshm_team *w = &pshm_team_world;
+    if (!w->hier) {
+        fprintf(out, "  SHMEM_TEAM_WORLD: flat (%s)\n",
+                w->all_mapped ? "on one node" : "one PE per node, or the bypass off");
+        return;
+    }
+    fprintf(out, "  SHMEM_TEAM_WORLD: %d nodes of ", w->hier->leaders.n_pes);
+    print_sizes(out, w->hier, w->n_pes);
+    fprintf(out, " PEs; leaders' phase: barrier dissemination, broadcast eager binomial (binomial "
+                 "past %d bytes), reduce recursive doubling (ring for long vectors), fcollect direct puts\n",
+            PSHM_INLINE_MAX);
+}

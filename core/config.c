@@ -42,9 +42,10 @@ const pshm_setting pshm_core_settings[] = {
     {"SHMEM_DEBUG", PSHM_SETTING_BOOL, "0", NULL, "check every call's arguments and explain failures"},
     {"SHMEM_INFO", PSHM_SETTING_BOOL, "0", NULL, "print the shmem_info report on PE 0 at shmem_init"},
     {"SHMEM_VERSION", PSHM_SETTING_BOOL, "0", NULL, "print the library version on PE 0 at shmem_init"},
-    {"SHMEM_COLLECTIVES", PSHM_SETTING_CHOICE, "native", PSHM_COLL_COMPONENTS,
-     "collectives component: native (over RMA/AMO, shared-memory aware), mpi (MPI's "
-     "collectives, coll-mpi.so) or auto (per operation and size; shmem_info shows the choices)"},
+    {"SHMEM_COLLECTIVES", PSHM_SETTING_STRING, "native", NULL,
+     "collectives component: native (over RMA/AMO, shared-memory aware), NAME (every "
+     "collective on coll-NAME.so; shmem_info lists those found) or auto (native or the first "
+     "component with rules for auto, per operation and size; shmem_info shows the choices)"},
     {"PLUGSHMEM_JOB_TAG", PSHM_SETTING_STRING, "(set by oshrun)", NULL,
      "job identifier used to name shared-memory objects"},
     {NULL, 0, NULL, NULL, NULL},
@@ -177,11 +178,10 @@ static int load_collectives(struct pshm_config *c, char *err, size_t errlen)
     static const struct {
         const char *name, *choices;
     } algo[PSHM_COP_N] = PSHM_COLL_ALGO_VARS;
-    int comp;
-    if (load_choice("SHMEM_COLLECTIVES", PSHM_COLL_COMPONENTS, &comp, err, errlen))
-        return -1;
-    static const char *const comps[] = {"native", "mpi", "auto"}; /* as PSHM_COLL_COMPONENTS */
-    c->collectives = comps[comp];
+    /* A component's name is known only once the components are found:
+     * the collectives check it at init (collectives/coll_ext.c). */
+    const char *comp = getenv("SHMEM_COLLECTIVES");
+    c->collectives = comp && *comp ? comp : "native";
     for (int i = 0; i < PSHM_COP_N; i++)
         if (load_choice(algo[i].name, algo[i].choices, &c->coll_algo[i], err, errlen))
             return -1;

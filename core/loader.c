@@ -1,3 +1,5 @@
+/* The one component loader (loader.h): the search, opening and acceptance
+ * of transport-NAME.so and coll-NAME.so files alike. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>

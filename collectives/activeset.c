@@ -6,7 +6,7 @@
  * back at SHMEM_SYNC_VALUE when the call returns, and a PE already in the
  * next call on the same pSync only leaves a count behind.  Data moves by
  * pushes into dest, completed before the closing barrier.  Under
- * SHMEM_COLLECTIVES=mpi a set runs on a cached communicator instead
+ * SHMEM_COLLECTIVES=NAME a set runs on a cached team of the component instead
  * (coll_ext.c), with pSync untouched. */
 #include <stdlib.h>
 

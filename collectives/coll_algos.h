@@ -26,7 +26,4 @@ enum { PSHM_SCAN_LINEAR = 1, PSHM_SCAN_HILLIS_STEELE, PSHM_SCAN_SEGMENTED };
         {"SHMEM_SCAN_ALGORITHM", "auto|linear|hillis_steele|segmented"},                           \
     }
 
-/* Components SHMEM_COLLECTIVES accepts. */
-#define PSHM_COLL_COMPONENTS "native|mpi|auto"
-
 #endif

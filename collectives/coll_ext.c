@@ -1,12 +1,13 @@
 /*
- * SHMEM_COLLECTIVES=mpi|auto: the core's side of a collectives component
- * loaded at run time (coll-mpi.so; interface in coll_ext.h).
+ * SHMEM_COLLECTIVES=NAME|auto: the core's side of a collectives component
+ * loaded at run time (coll-NAME.so; interface in coll_ext.h).
  *
  * Every slot of the table is a shim here: it decides whether the call
- * runs on the component (mpi: always; auto: by operation, team and size,
- * coll_auto.c), completes what native collectives left in flight, and
- * runs the native algorithm when the component declines (a type MPI has
- * no match for, a count past MPI's int).  Teams get their communicator at
+ * runs on the component (named: always; auto: by operation, team and
+ * size, by the component's rules, coll_auto.c), completes what native
+ * collectives left in flight, and runs the native algorithm when the
+ * component declines (coll-mpi: a type MPI has no match for, a count past
+ * MPI's int).  Teams get the component's handle (a communicator) at
  * creation (team_create hook) and lose it at destruction.
  *
  * Active sets of the deprecated routines get theirs from a small cache
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "coll.h"
 #include "coll_ext.h"
@@ -35,7 +37,8 @@
 #include "config.h"
 #include "error.h"
 #include "init.h"
-#include "registry.h"
+#include "abi.h"
+#include "loader.h"
 
 _Static_assert(PSHM_OP_AND == 0 && PSHM_OP_PROD == 6, "coll_ext.h names operators in this order");
 
@@ -77,62 +80,140 @@ __attribute__((noreturn)) static void cx_fatal(const char *fmt, ...)
 
 static struct pshm_cext_svc svc = {.getenv = cx_getenv, .error = cx_error, .fatal = cx_fatal};
 
-static int try_open(const char *dir, const char *name, char *why, size_t whylen)
+static int check_cext(const void *desc, char *why, size_t len)
 {
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/coll-%s.so", dir, name);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return 1; /* not here */
-    fclose(f);
-    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-        snprintf(why, whylen, "%s cannot be loaded: %s", path, dlerror());
+    static const struct pshm_abi_rule rule = {
+        "collectives interface", "component",
+        "rebuild it with this library (collectives/coll_ext.h)", PSHM_CEXT_ABI_MAJOR,
+        PSHM_CEXT_ABI_MINOR};
+    static const uint32_t sizes[PSHM_CEXT_ABI_MINOR + 1] = {sizeof(struct pshm_cext)};
+    const struct pshm_cext *x = desc;
+    if (pshm_abi_check_header(&rule, "descriptor", &x->hdr, sizes, why, len))
         return -1;
+    static const struct {
+        const char *name;
+        size_t off;
+    } need[] = {
+#define NEED(f) {#f, offsetof(struct pshm_cext, f)}
+        NEED(query),    NEED(init),      NEED(fini),     NEED(describe), NEED(has_reduction),
+        NEED(team_create), NEED(team_destroy), NEED(barrier), NEED(broadcast), NEED(reduce),
+        NEED(scan),     NEED(fcollect),  NEED(collect),  NEED(alltoall), NEED(alltoalls),
+#undef NEED
+    };
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
+        void (*fn)(void);
+        memcpy(&fn, (const char *)x + need[i].off, sizeof fn);
+        if (!fn) {
+            snprintf(why, len, "its descriptor lacks %s, which every collectives component "
+                     "must provide", need[i].name);
+            return -1;
+        }
     }
-    const struct pshm_cext *x = dlsym(dl, PSHM_CEXT_SYMBOL);
-    if (!x || x->version != PSHM_CEXT_VERSION || x->size != sizeof *x) {
-        snprintf(why, whylen, "%s is not a collectives component of this build (version %u)",
-                 path, x ? x->version : 0);
-        dlclose(dl);
-        return -1;
-    }
-    ext = x;
-    ext_dl = dl;
-    snprintf(ext_path, sizeof ext_path, "%s", path);
     return 0;
 }
 
+_Static_assert(offsetof(struct pshm_cext, name) == offsetof(pshm_component_head, name),
+               "a collectives descriptor begins as every component's does");
+
+static const struct pshm_component_kind coll_kind = {
+    "collectives component", "coll-", "collectives", PSHM_CEXT_SYMBOL, check_cext};
+
+static void keep(struct pshm_registry *r, struct pshm_plugin *p)
+{
+    ext = (const struct pshm_cext *)p->head;
+    ext_dl = p->dl;
+    snprintf(ext_path, sizeof ext_path, "%s", p->path);
+    char *name = p->name, *path = p->path;
+    pshm_registry_release(r, p);
+    free(name);
+    free(path);
+}
+
+static void names(struct pshm_registry *r, char *out, size_t len)
+{
+    size_t u = (size_t)snprintf(out, len, "native");
+    for (int i = 0; i < r->n && u < len; i++)
+        u += (size_t)snprintf(out + u, len - u, ", %s", r->p[i].name);
+    if (u < len)
+        snprintf(out + u, len - u, ", auto");
+}
+
+void pshm_cext_list(FILE *out)
+{
+    struct pshm_registry r;
+    pshm_loader_scan(&r, &coll_kind, getenv("SHMEM_TRANSPORT_PATH"));
+    fprintf(out, "  components found:%s", r.n ? "" : " none");
+    for (int i = 0; i < r.n; i++)
+        fprintf(out, "%s %s (%s)", i ? "," : "", r.p[i].name, r.p[i].path);
+    fprintf(out, "\n");
+    pshm_registry_release(&r, NULL);
+}
+
+/* SHMEM_COLLECTIVES was a choice, compared without case: "MPI" still works. */
+static struct pshm_plugin *find_any_case(struct pshm_registry *r, const char *want)
+{
+    for (int i = 0; i < r->n; i++)
+        if (strcasecmp(r->p[i].name, want) == 0)
+            return &r->p[i];
+    return NULL;
+}
+
+/* auto: the first component whose descriptor has rules.  A damaged file,
+ * or one that hides another of its name, ends the search as it would a
+ * transport's: it might have been the one. */
+static struct pshm_plugin *first_with_rules(struct pshm_registry *r, char *why, size_t whylen)
+{
+    size_t u = 0;
+    why[0] = '\0';
+    for (int i = 0; i < r->n; i++) {
+        struct pshm_plugin *p = &r->p[i];
+        if (pshm_registry_load(p) == 0 && ((const struct pshm_cext *)p->head)->auto_rules)
+            return p;
+        if (p->broken) {
+            snprintf(why, whylen, "SHMEM_COLLECTIVES=auto: %s (%s) cannot be used: %s; repair or "
+                     "remove the file", p->name, p->path, p->why);
+            return NULL;
+        }
+        if (u < whylen)
+            u += (size_t)snprintf(why + u, whylen - u, "%s%s: %s", u ? "; " : "", p->name,
+                                  p->head ? "no auto rules" : p->why);
+    }
+    char found[1024];
+    snprintf(found, sizeof found, "%s", why);
+    snprintf(why, whylen, "SHMEM_COLLECTIVES=auto: no collectives component gives auto rules (%s%s)",
+             r->n ? found : "none found; searched ", r->n ? "" : r->searched);
+    return NULL;
+}
+
 /* SHMEM_TRANSPORT_PATH's folders, the install's plugin folder beside the
- * core library, else the build tree's collectives/NAME. */
-int pshm_cext_load(const char *name, char *why, size_t whylen)
+ * core library, else the build tree's collectives/NAME/ (core/loader.c). */
+int pshm_cext_load(const char *want, char *why, size_t whylen)
 {
     if (ext)
         return 0;
-    snprintf(why, whylen, "coll-%s.so was not found (built only when MPICH is found: install "
-             "libmpich-dev and rebuild)", name);
-    const char *extra = getenv("SHMEM_TRANSPORT_PATH");
-    if (extra && *extra) {
-        char *copy = strdup(extra), *save = NULL;
-        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-            int rc = try_open(d, name, why, whylen);
-            if (rc <= 0) {
-                free(copy);
-                return rc;
-            }
-        }
-        free(copy);
+    struct pshm_registry r;
+    pshm_loader_scan(&r, &coll_kind, getenv("SHMEM_TRANSPORT_PATH"));
+    struct pshm_plugin *p;
+    if (strcasecmp(want, "auto") == 0) {
+        p = first_with_rules(&r, why, whylen);
+    } else if (!(p = find_any_case(&r, want))) {
+        char list[1024];
+        names(&r, list, sizeof list);
+        snprintf(why, whylen, "SHMEM_COLLECTIVES='%s' is not known; use one of %s%s%s", want,
+                 list, r.n ? "" : " (no coll-NAME.so found; searched ", r.n ? "" : r.searched);
+        if (!r.n && strlen(why) + 2 < whylen)
+            strcat(why, ")");
+    } else if (pshm_registry_load(p)) {
+        snprintf(why, whylen, "SHMEM_COLLECTIVES=%s: %s cannot be used: %s", want, p->path,
+                 p->why);
+        p = NULL;
     }
-    char lib[PATH_MAX], dir[PATH_MAX + 64];
-    if (pshm_core_lib_dir(lib, sizeof lib))
+    if (!p) {
+        pshm_registry_release(&r, NULL);
         return -1;
-    snprintf(dir, sizeof dir, "%s/plugshmem", lib);
-    int rc = try_open(dir, name, why, whylen);
-    if (rc <= 0)
-        return rc;
-    snprintf(dir, sizeof dir, "%s/collectives/%s", lib, name);
-    rc = try_open(dir, name, why, whylen);
-    return rc <= 0 ? rc : -1;
+    }
+    keep(&r, p);
+    return 0;
 }
 
 const struct pshm_cext *pshm_cext_loaded(const char **path)
@@ -288,7 +369,7 @@ static int x_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff
 }
 
 const struct pshm_coll_ops pshm_coll_ext_ops = {
-    .name = "mpi",
+    .name = "component", /* pshm_coll_init names it after the component */
     .team_create = x_team_create,
     .team_destroy = x_team_destroy,
     .barrier = x_barrier,
@@ -332,9 +413,9 @@ static void *as_lookup(int start, int logstride, int size, int me)
         }
     if (cache_n == CACHE_MAX)
         pshm_fatal("%s: more than %d active sets in use between %d world collectives; "
-                   "SHMEM_COLLECTIVES=mpi keeps a communicator for each (use teams, or "
+                   "SHMEM_COLLECTIVES=%s keeps a team of its own for each (use teams, or "
                    "SHMEM_COLLECTIVES=native)",
-                   pshm_coll_routine, CACHE_MAX, CACHE_AGE);
+                   pshm_coll_routine, CACHE_MAX, CACHE_AGE, ext->name);
     int *w = malloc(sizeof(int) * (size_t)size);
     if (!w)
         pshm_fatal("%s: out of memory", pshm_coll_routine);
@@ -351,7 +432,7 @@ static void *as_lookup(int start, int logstride, int size, int me)
 
 const struct pshm_cext *pshm_cext_as(int start, int logstride, int size, int me, void **h)
 {
-    if (pshm_cext_mode != PSHM_CEXT_MODE_MPI || !ext)
+    if (pshm_cext_mode != PSHM_CEXT_MODE_ALL || !ext)
         return NULL;
     coll_complete();
     *h = as_lookup(start, logstride, size, me);

@@ -1,8 +1,9 @@
 /* The collectives component table: SHMEM_COLLECTIVES picks a component at
  * init; every operation it leaves NULL falls back to the native one.
- * "mpi" and "auto" load coll-mpi.so (coll_ext.c), whose shims choose per
+ * NAME and auto load a coll-NAME.so (coll_ext.c), whose shims choose per
  * call between it and the native algorithms. */
 #include <string.h>
+#include <strings.h>
 
 #include "coll.h"
 #include "coll_ext_int.h"
@@ -28,7 +29,7 @@ _Thread_local int pshm_coll_pending __attribute__((tls_model("initial-exec")));
 _Thread_local const char *pshm_coll_routine __attribute__((tls_model("initial-exec"))) = "collective";
 _Thread_local struct pshm_team *pshm_coll_team __attribute__((tls_model("initial-exec")));
 
-/* The component behind SHMEM_COLLECTIVES=mpi|auto, loaded and started, or
+/* The component behind SHMEM_COLLECTIVES=NAME|auto, loaded and started, or
  * the job ends with one line saying why not. */
 static void start_ext(const char *want)
 {
@@ -36,14 +37,18 @@ static void start_ext(const char *want)
     struct pshm_cext_svc svc;
     pshm_cext_fill_svc(&svc, pshm_g.my_pe, pshm_g.n_pes,
                        pshm_thread_level == SHMEM_THREAD_MULTIPLE);
-    if (pshm_cext_load("mpi", why, sizeof why) == 0) {
-        static struct pshm_cext_svc kept; /* the component keeps the pointer */
-        kept = svc;
-        if (pshm_cext_loaded(NULL)->init(&kept, why, sizeof why) == 0)
-            return;
+    if (pshm_cext_load(want, why, sizeof why)) {
+        pshm_config_fail(pshm_g.my_pe, why, 1);
+        return;
     }
-    snprintf(line, sizeof line, "SHMEM_COLLECTIVES=%s: MPI cannot serve the collectives: %s",
-             want, why);
+    static struct pshm_cext_svc kept; /* the component keeps the pointer */
+    kept = svc;
+    const struct pshm_cext *x = pshm_cext_loaded(NULL);
+    if (x->init(&kept, why, sizeof why) == 0)
+        return;
+    snprintf(line, sizeof line,
+             "SHMEM_COLLECTIVES=%s: collectives component '%s' cannot serve the collectives: %s",
+             want, x->name, why);
     pshm_config_fail(pshm_g.my_pe, line, 1);
 }
 
@@ -56,12 +61,14 @@ void pshm_coll_init(void)
     const char *want = pshm_cfg.collectives ? pshm_cfg.collectives : "native";
     const struct pshm_coll_ops *c = &pshm_coll_native;
     pshm_cext_mode = PSHM_CEXT_MODE_NATIVE;
-    if (strcmp(want, "native")) {
+    if (strcasecmp(want, "native")) {
         start_ext(want);
-        pshm_cext_mode = strcmp(want, "auto") ? PSHM_CEXT_MODE_MPI : PSHM_CEXT_MODE_AUTO;
+        pshm_cext_mode = strcasecmp(want, "auto") ? PSHM_CEXT_MODE_ALL : PSHM_CEXT_MODE_AUTO;
         c = &pshm_coll_ext_ops;
     }
     pshm_coll = *c;
+    if (c == &pshm_coll_ext_ops)
+        pshm_coll.name = pshm_cext_loaded(NULL)->name;
     FILL(barrier);
     FILL(broadcast);
     FILL(reduce);

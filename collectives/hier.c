@@ -247,6 +247,9 @@ int pshm_hier_fcollect(struct pshm_team *t, void *dest, const void *src, size_t 
                     coll_put((char *)dest + (size_t)i * nbytes, (char *)dest + (size_t)i * nbytes,
                              nbytes, w);
         }
+        /* Delivered, not only ordered before this PE's flags: the barrier
+         * may release a leader through another one (a tree's root). */
+        coll_complete();
         pshm_native_barrier(&h->leaders);
     }
     return pshm_native_broadcast(&h->node, dest, dest, (size_t)n * nbytes, 0);

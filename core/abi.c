@@ -15,30 +15,30 @@ static const uint32_t desc_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
 };
 static const uint32_t ops_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     offsetof(pshm_transport_ops, put_signal), /* 2.0: up to progress */
-    offsetof(pshm_transport_ops, put_nbe),    /* 2.1: up to coll */
+    offsetof(pshm_transport_ops, put_nbe),    /* 2.1: up to reserved */
     sizeof(pshm_transport_ops),               /* 2.2 */
     sizeof(pshm_transport_ops),               /* 2.3: services only */
 };
 
-static int check_header(const char *table, const pshm_abi_header *h, const uint32_t *sizes,
-                        char *why, size_t len)
+static const struct pshm_abi_rule transport_rule = {
+    "transport ABI", "plugin", "rebuild the plugin against this library's <plugshmem/transport.h>",
+    PSHM_TRANSPORT_ABI_MAJOR, PSHM_TRANSPORT_ABI_MINOR};
+
+int pshm_abi_check_header(const struct pshm_abi_rule *rule, const char *table,
+                          const pshm_abi_header *h, const uint32_t *sizes, char *why, size_t len)
 {
-    if (h->major != PSHM_TRANSPORT_ABI_MAJOR) {
-        snprintf(why, len,
-                 "built for transport ABI %u.%u, this library speaks ABI %u.%u: rebuild the plugin "
-                 "against this library's <plugshmem/transport.h>",
-                 h->major, h->minor, PSHM_TRANSPORT_ABI_MAJOR, PSHM_TRANSPORT_ABI_MINOR);
+    if (h->major != rule->major) {
+        snprintf(why, len, "built for %s %u.%u, this library speaks ABI %u.%u: %s", rule->abi,
+                 h->major, h->minor, rule->major, rule->minor, rule->rebuild);
         return -1;
     }
     /* A newer minor only appends: its table holds all of ours. */
-    uint32_t need = sizes[h->minor <= PSHM_TRANSPORT_ABI_MINOR ? h->minor
-                                                                : PSHM_TRANSPORT_ABI_MINOR];
+    uint32_t need = sizes[h->minor <= rule->minor ? h->minor : rule->minor];
     if (h->size < need) {
         snprintf(why, len,
                  "its %s is %u bytes, but ABI %u.%u's is at least %u (this library: ABI %u.%u): "
-                 "the plugin was built inconsistently",
-                 table, h->size, h->major, h->minor, need, PSHM_TRANSPORT_ABI_MAJOR,
-                 PSHM_TRANSPORT_ABI_MINOR);
+                 "the %s was built inconsistently",
+                 table, h->size, h->major, h->minor, need, rule->major, rule->minor, rule->what);
         return -1;
     }
     return 0;
@@ -46,7 +46,7 @@ static int check_header(const char *table, const pshm_abi_header *h, const uint3
 
 int pshm_abi_check_desc(const pshm_transport_desc *d, char *why, size_t len)
 {
-    if (check_header("descriptor", &d->hdr, desc_size, why, len))
+    if (pshm_abi_check_header(&transport_rule, "descriptor", &d->hdr, desc_size, why, len))
         return -1;
     if (!d->query || !d->init || !d->fini) {
         snprintf(why, len, "its descriptor lacks %s, which every transport must provide",
@@ -59,7 +59,7 @@ int pshm_abi_check_desc(const pshm_transport_desc *d, char *why, size_t len)
 int pshm_abi_adopt_ops(const pshm_transport_ops *in, pshm_transport_ops *out, char *why,
                        size_t len)
 {
-    if (check_header("ops table", &in->hdr, ops_size, why, len))
+    if (pshm_abi_check_header(&transport_rule, "ops table", &in->hdr, ops_size, why, len))
         return -1;
     memset(out, 0, sizeof *out);
     memcpy(out, in, in->hdr.size < sizeof *out ? in->hdr.size : sizeof *out);

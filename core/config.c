@@ -45,9 +45,10 @@ const pshm_setting pshm_core_settings[] = {
      "count the operations handed to the transport and print each PE's counts at shmem_finalize "
      "(what crosses the network; for tests and tuning)"},
     {"SHMEM_VERSION", PSHM_SETTING_BOOL, "0", NULL, "print the library version on PE 0 at shmem_init"},
-    {"SHMEM_COLLECTIVES", PSHM_SETTING_CHOICE, "native", PSHM_COLL_COMPONENTS,
-     "collectives component: native (over RMA/AMO, shared-memory aware), mpi (MPI's "
-     "collectives, coll-mpi.so) or auto (per operation and size; shmem_info shows the choices)"},
+    {"SHMEM_COLLECTIVES", PSHM_SETTING_STRING, "native", NULL,
+     "collectives component: native (over RMA/AMO, shared-memory aware), NAME (every "
+     "collective on coll-NAME.so; shmem_info lists those found) or auto (native or the first "
+     "component with rules for auto, per operation and size; shmem_info shows the choices)"},
     {"SHMEM_COLL_NODE_AWARE", PSHM_SETTING_BOOL, "1", NULL,
      "native collectives on a team spanning nodes: on-node phase, one exchange among one leader "
      "per node, on-node phase (0: every PE in one flat algorithm)"},
@@ -183,11 +184,10 @@ static int load_collectives(struct pshm_config *c, char *err, size_t errlen)
     static const struct {
         const char *name, *choices;
     } algo[PSHM_COP_N] = PSHM_COLL_ALGO_VARS;
-    int comp;
-    if (load_choice("SHMEM_COLLECTIVES", PSHM_COLL_COMPONENTS, &comp, err, errlen))
-        return -1;
-    static const char *const comps[] = {"native", "mpi", "auto"}; /* as PSHM_COLL_COMPONENTS */
-    c->collectives = comps[comp];
+    /* A component's name is known only once the components are found:
+     * the collectives check it at init (collectives/coll_ext.c). */
+    const char *comp = getenv("SHMEM_COLLECTIVES");
+    c->collectives = comp && *comp ? comp : "native";
     for (int i = 0; i < PSHM_COP_N; i++)
         if (load_choice(algo[i].name, algo[i].choices, &c->coll_algo[i], err, errlen))
             return -1;

@@ -68,9 +68,9 @@ PSHM_API void pshmemx_info_print(FILE *out)
                               .get_choice = pshm_setting_get_choice,
                               .get_string = pshm_setting_get_string};
     pshm_registry_query(&reg, &svc);
-    fprintf(out, "Transports (searched %s):\n", pshm_registry_dirs());
-    if (*pshm_registry_missing())
-        fprintf(out, "  warning: SHMEM_TRANSPORT_PATH: cannot open %s\n", pshm_registry_missing());
+    fprintf(out, "Transports (searched %s):\n", pshm_registry_dirs(&reg));
+    if (*pshm_registry_missing(&reg))
+        fprintf(out, "  warning: SHMEM_TRANSPORT_PATH: cannot open %s\n", pshm_registry_missing(&reg));
     for (int i = 0; i < reg.n; i++) {
         struct pshm_plugin *p = &reg.p[i];
         fprintf(out, "  %-6s %s\n", p->name, p->path);

@@ -235,10 +235,10 @@ static int select_transport(int fatal)
     pshm_registry_scan(&reg, pshm_cfg.transport_path);
     /* Not an error: the install's own folder may still hold the transport
      * wanted, but the user should know the path did not count. */
-    if (pshm_boot.rank == 0 && *pshm_registry_missing())
+    if (pshm_boot.rank == 0 && *pshm_registry_missing(&reg))
         pshm_error("warning: SHMEM_TRANSPORT_PATH='%s': cannot open %s; searching the other "
                    "folders only",
-                   pshm_cfg.transport_path, pshm_registry_missing());
+                   pshm_cfg.transport_path, pshm_registry_missing(&reg));
     if (pshm_cfg.transport)
         pshm_registry_query_list(&reg, &svc, pshm_cfg.transport);
     else

@@ -1,194 +1,28 @@
-#include <dirent.h>
-#include <dlfcn.h>
-#include <errno.h>
+/* Transport selection: which of the transports found is queried, and
+ * which one the job runs on (the files themselves: core/loader.c). */
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "abi.h"
-#include "plugin_file.h"
 #include "registry.h"
 
-#define PLUGIN_PREFIX "transport-"
-#define PLUGIN_SUFFIX ".so"
-
-static char dirs_searched[4096];
-static char dirs_missing[4096];
-
-/* The folder holding the loaded core library, so that a relocated install
- * still finds its plugins. */
-int pshm_core_lib_dir(char *out, size_t len)
+static int check_desc(const void *d, char *why, size_t len)
 {
-    Dl_info info;
-    if (!dladdr((void *)pshm_core_lib_dir, &info) || !info.dli_fname)
-        return -1;
-    char real[PATH_MAX];
-    if (!realpath(info.dli_fname, real))
-        return -1;
-    char *slash = strrchr(real, '/');
-    if (!slash)
-        return -1;
-    *slash = '\0';
-    snprintf(out, len, "%s", real);
-    return 0;
+    return pshm_abi_check_desc(d, why, len);
 }
 
-static struct pshm_plugin *find(struct pshm_registry *r, const char *name)
-{
-    for (int i = 0; i < r->n; i++)
-        if (strcmp(r->p[i].name, name) == 0)
-            return &r->p[i];
-    return NULL;
-}
+_Static_assert(offsetof(pshm_transport_desc, name) == offsetof(pshm_component_head, name),
+               "a transport descriptor begins as every component's does");
 
-/* A file put first in the search to replace another of its name was meant
- * to be used: failing, it must not hand the job to another transport. */
-static int rejected(struct pshm_plugin *p)
-{
-    if (p->hides) {
-        p->broken = 1;
-        size_t u = strlen(p->why);
-        snprintf(p->why + u, sizeof p->why - u, "; it hides %s", p->hides);
-    }
-    return -1;
-}
-
-int pshm_registry_load(struct pshm_plugin *p)
-{
-    if (p->desc || p->why[0])
-        return p->desc ? 0 : -1;
-    /* libfabric pulls in libpsm_infinipath, whose constructor installs a
-     * SIGSEGV handler that prints a backtrace and then blocks: a PE that
-     * crashes would hang the job instead of dying. */
-    setenv("IPATH_NO_BACKTRACE", "1", 0);
-    /* Checked before dlopen, which maps a file cut short beyond its end
-     * and dies of SIGBUS touching it. */
-    char what[300];
-    if (pshm_plugin_file_check(p->path, what, sizeof what)) {
-        p->broken = 1;
-        snprintf(p->why, sizeof p->why, "damaged: %s", what);
-        return rejected(p);
-    }
-    dlerror();
-    p->dl = dlopen(p->path,
-                   RTLD_NOW | RTLD_LOCAL | (PSHM_PLUGINS_STAY_LOADED ? RTLD_NODELETE : 0));
-    if (!p->dl) {
-        const char *e = dlerror();
-        snprintf(p->why, sizeof p->why, "cannot load: %s", e ? e : "unknown dlopen error");
-        return rejected(p);
-    }
-    const pshm_transport_desc *d = dlsym(p->dl, PSHM_TRANSPORT_SYMBOL);
-    if (!d)
-        snprintf(p->why, sizeof p->why, "not a PlugSHMEM transport: no symbol '%s'",
-                 PSHM_TRANSPORT_SYMBOL);
-    else if (pshm_abi_check_desc(d, p->why, sizeof p->why) == 0) {
-        if (d->name && strcmp(d->name, p->name) == 0) {
-            p->desc = d;
-            return 0;
-        }
-        snprintf(p->why, sizeof p->why, "descriptor names itself '%s' but the file says '%s'",
-                 d->name ? d->name : "(null)", p->name);
-    }
-    dlclose(p->dl);
-    p->dl = NULL;
-    return rejected(p);
-}
-
-static void scan_dir(struct pshm_registry *r, const char *dir, int from_user)
-{
-    size_t used = strlen(dirs_searched);
-    snprintf(dirs_searched + used, sizeof dirs_searched - used, "%s%s", used ? ":" : "", dir);
-    DIR *d = opendir(dir);
-    if (!d) {
-        used = strlen(dirs_missing);
-        if (from_user)
-            snprintf(dirs_missing + used, sizeof dirs_missing - used, "%s%s (%s)",
-                     used ? ", " : "", dir, strerror(errno));
-        return;
-    }
-    struct dirent *e;
-    char **names = NULL;
-    size_t nn = 0;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        size_t pl = strlen(PLUGIN_PREFIX), sl = strlen(PLUGIN_SUFFIX);
-        if (l <= pl + sl || strncmp(e->d_name, PLUGIN_PREFIX, pl) ||
-            strcmp(e->d_name + l - sl, PLUGIN_SUFFIX))
-            continue;
-        char **nw = realloc(names, (nn + 1) * sizeof *names);
-        if (!nw)
-            break;
-        names = nw;
-        names[nn++] = strdup(e->d_name);
-    }
-    closedir(d);
-    /* Sorted so that the listing and ties in priority are reproducible. */
-    for (size_t i = 1; i < nn; i++)
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
-    for (size_t i = 0; i < nn; i++) {
-        const char *f = names[i];
-        size_t l = strlen(f), pl = strlen(PLUGIN_PREFIX), sl = strlen(PLUGIN_SUFFIX);
-        char name[256];
-        snprintf(name, sizeof name, "%.*s", (int)(l - pl - sl), f + pl);
-        struct pshm_plugin *first = find(r, name);
-        if (first && !first->hides) {
-            size_t plen = strlen(dir) + l + 2;
-            if ((first->hides = malloc(plen)))
-                snprintf(first->hides, plen, "%s/%s", dir, f);
-        }
-        if (!first) {
-            struct pshm_plugin *np = realloc(r->p, (size_t)(r->n + 1) * sizeof *np);
-            if (np) {
-                r->p = np;
-                struct pshm_plugin *p = &r->p[r->n++];
-                memset(p, 0, sizeof *p);
-                p->name = strdup(name);
-                size_t plen = strlen(dir) + l + 2;
-                p->path = malloc(plen);
-                snprintf(p->path, plen, "%s/%s", dir, f);
-            }
-        }
-        free(names[i]);
-    }
-    free(names);
-}
+const struct pshm_component_kind pshm_transport_kind = {
+    "transport", "transport-", "transports", PSHM_TRANSPORT_SYMBOL, check_desc};
 
 int pshm_registry_scan(struct pshm_registry *r, const char *extra_path)
 {
-    r->p = NULL;
-    r->n = 0;
-    dirs_searched[0] = '\0';
-    dirs_missing[0] = '\0';
-    if (extra_path && *extra_path) {
-        char *copy = strdup(extra_path), *save = NULL;
-        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save))
-            scan_dir(r, d, 1);
-        free(copy);
-    }
-    char libdir[PATH_MAX], dir[PATH_MAX + 64];
-    if (pshm_core_lib_dir(libdir, sizeof libdir) == 0) {
-        snprintf(dir, sizeof dir, "%s/plugshmem", libdir);
-        struct stat st;
-        if (stat(dir, &st) == 0) {
-            scan_dir(r, dir, 0);
-        } else {
-            /* The build tree: the core library sits at the top of it and
-             * each plugin in transports/NAME/. */
-            static const char *const builtin[] = {"shm", "ofi", "ucx", "mpi"};
-            for (size_t i = 0; i < sizeof builtin / sizeof *builtin; i++) {
-                snprintf(dir, sizeof dir, "%s/transports/%s", libdir, builtin[i]);
-                if (stat(dir, &st) == 0)
-                    scan_dir(r, dir, 0);
-            }
-        }
-    }
+    pshm_loader_scan(r, &pshm_transport_kind, extra_path);
     return 0;
 }
 
@@ -284,7 +118,7 @@ void pshm_registry_query_list(struct pshm_registry *r, const pshm_core_services 
 {
     char *copy = strdup(names), *cur = copy, *n;
     while ((n = next_name(&cur))) {
-        struct pshm_plugin *p = find(r, n);
+        struct pshm_plugin *p = pshm_loader_find(r, n);
         if (p) {
             query_one(p, svc);
             if (p->usable || p->broken || p->misset)
@@ -302,7 +136,7 @@ static void list_installed(struct pshm_registry *r, char *buf, size_t len)
         u += (size_t)snprintf(buf + u, len - u, "%s%s%s", i ? ", " : "", r->p[i].name,
                               r->p[i].queried && !r->p[i].usable ? " (unusable)" : "");
     if (!r->n)
-        snprintf(buf, len, "none (searched %.900s)", dirs_searched[0] ? dirs_searched : "nothing");
+        snprintf(buf, len, "none (searched %.900s)", r->searched[0] ? r->searched : "nothing");
 }
 
 struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pref, char *err,
@@ -315,7 +149,7 @@ struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pr
         char reasons[4096] = "";
         size_t ru = 0;
         while ((n = next_name(&cur))) {
-            struct pshm_plugin *p = find(r, n);
+            struct pshm_plugin *p = pshm_loader_find(r, n);
             if (p && p->usable) {
                 free(copy);
                 return p;
@@ -372,27 +206,9 @@ struct pshm_plugin *pshm_registry_select(struct pshm_registry *r, const char *pr
     return best;
 }
 
-void pshm_registry_release(struct pshm_registry *r, struct pshm_plugin *keep)
-{
-    for (int i = 0; i < r->n; i++) {
-        struct pshm_plugin *p = &r->p[i];
-        if (p != keep && p->dl)
-            dlclose(p->dl);
-        if (p != keep) {
-            free(p->name);
-            free(p->path);
-        }
-        free(p->hides);
-        p->hides = NULL;
-    }
-    free(r->p);
-    r->p = NULL;
-    r->n = 0;
-}
+const char *pshm_registry_dirs(const struct pshm_registry *r) { return r->searched; }
 
-const char *pshm_registry_dirs(void) { return dirs_searched; }
-
-const char *pshm_registry_missing(void) { return dirs_missing; }
+const char *pshm_registry_missing(const struct pshm_registry *r) { return r->missing; }
 
 static int reads(const pshm_setting *t, const char *name)
 {

@@ -15,9 +15,10 @@
  *    core refuses a plugin of another major, at load, naming both versions.
  *  - minor: appends.  ABI 2.0 is the base every ABI 2 plugin has; 2.1
  *    appended the optional ops after "progress" in pshm_transport_ops;
- *    2.2 the explicit non-blocking (nbe) ops after "coll" and
- *    nbe_completion at the end of the descriptor; 2.3 the typed setting
- *    getters (get_bool ... get_string) at the end of pshm_core_services.
+ *    2.2 the explicit non-blocking (nbe) ops after "reserved" (2.1's
+ *    "coll") and nbe_completion at the end of the descriptor; 2.3 the
+ *    typed setting getters (get_bool ... get_string) at the end of
+ *    pshm_core_services.
  *  - size: sizeof the table as the plugin was built.  A field exists only
  *    if it lies wholly within size (PSHM_ABI_HAS): the core treats the
  *    fields a shorter table lacks as absent (NULL, 0), and ignores what a
@@ -244,10 +245,6 @@ typedef void *pshm_tctx;
  * before the request has any operation of the plugin's on that context. */
 typedef uintptr_t pshm_treq;
 
-/* A collectives table a plugin exports; the collectives layer defines it
- * (with its own header) when the first component needs one. */
-struct pshm_transport_coll;
-
 /*
  * The ops.  Mandatory: ctx_create, ctx_destroy, put, get, amo, and fence
  * and quiet unless caps has PSHM_CAP_COMPLETE_ON_RETURN.  The core checks
@@ -333,9 +330,11 @@ typedef struct pshm_transport_ops {
     int (*seg_register)(int seg, void *base, size_t size);
     void (*seg_deregister)(int seg);
 
-    /* Collectives the plugin offers (e.g. on MPI communicators), or NULL.
-     * Must be NULL until the collectives layer defines the struct. */
-    const struct pshm_transport_coll *coll;
+    /* Unused: leave it NULL; the core never reads it.  ABI 2.1 named this
+     * slot coll, for a collectives table it never defined: collectives
+     * are components of their own (coll-NAME.so), loaded as transports
+     * are.  The slot stays so that the 2.2 ops keep their offsets. */
+    const void *reserved;
 
     /* ---- appended in ABI 2.2: explicit non-blocking operations ----
      * Optional, all four or none (the core treats a partial set as none).

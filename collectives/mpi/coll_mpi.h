@@ -8,7 +8,8 @@
  * MPI too").
  *
  * Files: coll_mpi_init.c (session, query, init, teams), coll_mpi_ops.c
- * (the operations), coll_mpi_types.c (reduction types and operators).
+ * (the operations), coll_mpi_types.c (reduction types and operators),
+ * coll_mpi_rules.c (when auto takes MPI).
  */
 #ifndef PSHM_COLL_MPI_H
 #define PSHM_COLL_MPI_H
@@ -23,6 +24,7 @@ struct cm_team {
 };
 
 extern const struct pshm_cext_svc *cm_svc;
+extern const struct pshm_cext_rule cm_auto_rules[PSHM_CEXT_OP_N];
 
 /* Ends the job naming the MPI call that failed and MPI's message. */
 __attribute__((noreturn)) void cm_fail(const char *what, int rc);

@@ -188,9 +188,14 @@ int cm_alltoalls(void *team, void *dest, const void *src, ptrdiff_t dst, ptrdiff
                  size_t nelems, size_t esize);
 
 __attribute__((visibility("default"))) const struct pshm_cext plugshmem_collectives = {
-    .version = PSHM_CEXT_VERSION,
-    .size = sizeof(struct pshm_cext),
+    .hdr = PSHM_CEXT_HEADER,
     .name = "mpi",
+    .flags = PSHM_CEXT_SPINS,
+    .auto_rules = cm_auto_rules,
+    /* The mpi transport runs on the same MPICH: over it, the native
+     * algorithms' data goes through MPI's RMA. */
+    .kin_transport = "mpi",
+    .declines = "counts past MPI's int (2^31-1 per PE)",
     .query = cm_query,
     .init = cm_init,
     .fini = cm_fini,

@@ -152,7 +152,7 @@ static void test_nbe_ops(void)
     in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, put_nbe);
     CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
     CHECK(!out.put_nbe && !out.req_test);
-    in.hdr.size -= 8; /* a 2.1 table must reach coll */
+    in.hdr.size -= 8; /* a 2.1 table must reach reserved (2.1's coll) */
     CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
     CHECK_HAS(why, "ABI 2.1's is at least");
 }
@@ -218,6 +218,33 @@ static void test_minor_2_2(void)
     CHECK_HAS(why, "ABI 2.2's is at least");
 }
 
+/* The slot 2.1 named coll is reserved in place: the 2.2 ops behind it keep
+ * their offsets, so ABI 2.2 and 2.3 plugins built before the rename load. */
+_Static_assert(offsetof(pshm_transport_ops, put_nbe) ==
+                   offsetof(pshm_transport_ops, reserved) + sizeof(void *),
+               "reserved sits where coll was");
+
+/* Another kind of component (collectives) under the same rule, with its
+ * own numbers: {1, 0} is what a 1.0 {version = 1, size} reads as. */
+static void test_other_kind(void)
+{
+    static const struct pshm_abi_rule rule = {"collectives interface", "component",
+                                              "rebuild it", 2, 0};
+    static const uint32_t sizes[] = {24};
+    char why[512] = "";
+    pshm_abi_header h = {1, 0, 200};
+    CHECK(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why) != 0);
+    CHECK_HAS(why, "built for collectives interface 1.0, this library speaks ABI 2.0: rebuild it");
+    h = (pshm_abi_header){2, 0, 16};
+    CHECK(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why) != 0);
+    CHECK_HAS(why, "its descriptor is 16 bytes, but ABI 2.0's is at least 24");
+    CHECK_HAS(why, "the component was built inconsistently");
+    h = (pshm_abi_header){2, 5, 24}; /* a newer minor holds all of ours */
+    CHECKF(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why) == 0, "%s", why);
+    h = (pshm_abi_header){2, 5, 20};
+    CHECK(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why) != 0);
+}
+
 int main(void)
 {
     static const struct unit_test tests[] = {
@@ -228,6 +255,7 @@ int main(void)
         {"mandatory", test_mandatory},
         {"nbe_ops", test_nbe_ops},
         {"minor_2_2", test_minor_2_2},
+        {"other_kind", test_other_kind},
     };
     return RUN_TESTS(tests);
 }

@@ -87,8 +87,8 @@ static void test_scan_finds_all(void)
     for (int i = 1; i < r.n; i++)
         CHECKF(strcmp(r.p[i - 1].name, r.p[i].name) < 0, "%s before %s", r.p[i - 1].name,
                r.p[i].name);
-    CHECK_HAS(pshm_registry_dirs(), plugin_dir);
-    CHECK(strncmp(pshm_registry_dirs(), plugin_dir, strlen(plugin_dir)) == 0);
+    CHECK_HAS(pshm_registry_dirs(&r), plugin_dir);
+    CHECK(strncmp(pshm_registry_dirs(&r), plugin_dir, strlen(plugin_dir)) == 0);
     pshm_registry_release(&r, NULL);
     CHECK(r.n == 0 && r.p == NULL);
 }
@@ -338,7 +338,7 @@ static void test_shadowing(void)
     }
     char want_dirs[8192];
     snprintf(want_dirs, sizeof want_dirs, "%s:%s", plugin_dir, shadow_dir);
-    CHECK(strncmp(pshm_registry_dirs(), want_dirs, strlen(want_dirs)) == 0);
+    CHECK(strncmp(pshm_registry_dirs(&r), want_dirs, strlen(want_dirs)) == 0);
     pshm_registry_release(&r, NULL);
     free(path);
 
@@ -545,7 +545,7 @@ static void test_damaged(void)
     p = pshm_registry_select(&r, "high,dummy", err, sizeof err);
     CHECKF(p && strcmp(p->name, "high") == 0, "chose %s", p ? p->name : err);
     pshm_registry_release(&r, NULL);
-    CHECK(*pshm_registry_missing() == '\0');
+    CHECK(*pshm_registry_missing(&r) == '\0');
 
     /* A plugin that loads fine and hides another is just the one used. */
     free(all);
@@ -559,8 +559,8 @@ static void test_damaged(void)
     free(all);
     all = join("/nonexistent-plugshmem", plugin_dir);
     scan(&r, all);
-    CHECK_HAS(pshm_registry_missing(), "/nonexistent-plugshmem (No such file or directory)");
-    CHECK(!has(pshm_registry_missing(), plugin_dir));
+    CHECK_HAS(pshm_registry_missing(&r), "/nonexistent-plugshmem (No such file or directory)");
+    CHECK(!has(pshm_registry_missing(&r), plugin_dir));
     pshm_registry_release(&r, NULL);
 
     static const char *const names[] = {"dummy", "noise", "cut"};

@@ -70,7 +70,10 @@ static void sub_free(struct pshm_team *s)
 int pshm_hier_create(struct pshm_team *t, int node_slot, int lead_slot)
 {
     int n = t->n_pes;
-    if (t->my_pe < 0 || t->all_mapped || n < 3)
+    /* With the bypass off no PE maps another: every node holds one
+     * member, as far as the collectives can tell, and that needs no
+     * reduction to know (SHMEM_BYPASS is the same on every PE). */
+    if (t->my_pe < 0 || t->all_mapped || n < 3 || !pshm_cfg.bypass)
         return 0;
     /* Every member learns every member's leader: one OR over the team of a
      * word per member, each PE filling its own. */

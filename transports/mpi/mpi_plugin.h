@@ -88,10 +88,10 @@ struct mpi_state {
     int verbose;
 };
 
-extern struct mpi_state mg HIDDEN;
-extern struct mctx mdflt HIDDEN;
+extern struct mpi_state g HIDDEN;
+extern struct mctx dflt HIDDEN;
 
-#define MCTX(t) ((t) ? (struct mctx *)(t) : &mdflt)
+#define MCTX(t) ((t) ? (struct mctx *)(t) : &dflt)
 
 /* An MPI call failed: one line naming it and MPI's reason, then the job
  * ends (svc->fatal). */

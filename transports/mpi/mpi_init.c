@@ -30,17 +30,10 @@ static int atexit_done;
 
 void mpi_fail(const char *what, int rc)
 {
-    char msg[MPI_MAX_ERROR_STRING + 1];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
-        len = snprintf(msg, sizeof msg, "error %d", rc);
-    msg[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
-    for (char *p = msg; *p; p++) /* MPICH's error stacks span lines */
-        if (*p == '\n')
-            *p = ' ';
+    char msg[PSHM_MPI_ERROR_LEN];
     /* The core ends the whole job through the launcher: abort() here
      * would leave the other PEs waiting for this one. */
-    g.svc->fatal("mpi transport: %s failed: %s", what, msg);
+    g.svc->fatal("mpi transport: %s failed: %s", what, pshm_mpi_error(rc, msg));
 }
 
 /* ---- can MPI serve this job? ---------------------------------------- */

@@ -33,11 +33,9 @@ int win_create_over(void *base, size_t size, int atomics, const char *what, MPI_
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(rc, msg, &len);
-        g.svc->error("mpi transport: MPI_Win_create over the %s (%zu bytes) failed: %.*s", what,
-                      size, len, msg);
+        char msg[PSHM_MPI_ERROR_LEN];
+        g.svc->error("mpi transport: MPI_Win_create over the %s (%zu bytes) failed: %s", what, size,
+                     pshm_mpi_error(rc, msg));
         *w = MPI_WIN_NULL;
         return -1;
     }

@@ -432,6 +432,15 @@ static inline void check_failed_(int fatal, int kind, int arg, const char *file,
     check_report_(fatal, file, line, what, seen, note);
 }
 
+__attribute__((format(printf, 7, 0))) static inline void
+check_vfailed_(int fatal, int kind, int arg, const char *file, int line, const char *text,
+               const char *fmt, va_list ap)
+{
+    char note[1024];
+    check_vnote_(note, sizeof note, fmt, ap);
+    check_failed_(fatal, kind, arg, file, line, text, note);
+}
+
 static inline int check_fail_(int kind, int arg, const char *file, int line, const char *text)
 {
     check_failed_(0, kind, arg, file, line, text, NULL);
@@ -441,12 +450,10 @@ static inline int check_fail_(int kind, int arg, const char *file, int line, con
 __attribute__((format(printf, 6, 7))) static inline int
 check_failf_(int kind, int arg, const char *file, int line, const char *text, const char *fmt, ...)
 {
-    char note[1024];
     va_list ap;
     va_start(ap, fmt);
-    check_vnote_(note, sizeof note, fmt, ap);
+    check_vfailed_(0, kind, arg, file, line, text, fmt, ap);
     va_end(ap);
-    check_failed_(0, kind, arg, file, line, text, note);
     return 0;
 }
 
@@ -461,12 +468,10 @@ __attribute__((format(printf, 6, 7), noreturn)) static inline int
 require_failf_(int kind, int arg, const char *file, int line, const char *text, const char *fmt,
                ...)
 {
-    char note[1024];
     va_list ap;
     va_start(ap, fmt);
-    check_vnote_(note, sizeof note, fmt, ap);
+    check_vfailed_(1, kind, arg, file, line, text, fmt, ap);
     va_end(ap);
-    check_failed_(1, kind, arg, file, line, text, note);
     check_end_job_();
 }
 

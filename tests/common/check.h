@@ -212,8 +212,7 @@ typedef struct {
 #define CHECK_INT_(name, type, k)                                                                  \
     static inline check_val check_v_##name##_(type v)                                             \
     {                                                                                              \
-        check_val r;                                                                               \
-        memset(&r, 0, sizeof r);                                                                   \
+        check_val r = {0};                                                                         \
         r.kind = (k);                                                                              \
         r.size = sizeof(type);                                                                     \
         if ((k) == 'i')                                                                            \
@@ -238,8 +237,7 @@ CHECK_INT_(ullong, unsigned long long, 'u')
 #define CHECK_FLOAT_(name, type)                                                                   \
     static inline check_val check_v_##name##_(type v)                                             \
     {                                                                                              \
-        check_val r;                                                                               \
-        memset(&r, 0, sizeof r);                                                                   \
+        check_val r = {0};                                                                         \
         r.kind = 'f';                                                                              \
         r.size = sizeof(type);                                                                     \
         r.f = v;                                                                                   \
@@ -251,8 +249,7 @@ CHECK_FLOAT_(ldouble, long double)
 
 static inline check_val check_v_complex_(long double _Complex v)
 {
-    check_val r;
-    memset(&r, 0, sizeof r);
+    check_val r = {0};
     r.kind = 'c';
     r.size = sizeof(long double);
     r.f = __real__ v;
@@ -262,8 +259,7 @@ static inline check_val check_v_complex_(long double _Complex v)
 
 static inline check_val check_v_ptr_(const volatile void *v)
 {
-    check_val r;
-    memset(&r, 0, sizeof r);
+    check_val r = {0};
     r.kind = 'p';
     r.size = sizeof v;
     r.p = v;
@@ -313,10 +309,8 @@ static inline long double check_round_(check_val v, unsigned fsize)
 }
 
 /* a OP b as C would evaluate it on the original types. */
-static inline int check_cmp_(check_val a, int op, check_val b)
+static inline int check_cmp_eval_(check_val a, int op, check_val b)
 {
-    check_last_a_ = a;
-    check_last_b_ = b;
     int fa = a.kind == 'f' || a.kind == 'c', fb = b.kind == 'f' || b.kind == 'c';
     if (fa || fb) {
         /* Floating types meet exactly in long double. */
@@ -358,13 +352,26 @@ static inline int check_cmp_(check_val a, int op, check_val b)
     return check_order_(op, CHECK_SIGN_(au, bu));
 }
 
+/* Keeps the values of a comparison that failed for its report (only
+ * then: a passing check costs no store). */
+static inline int check_cmp_(check_val a, int op, check_val b)
+{
+    int ok = check_cmp_eval_(a, op, b);
+    if (__builtin_expect(!ok, 0)) {
+        check_last_a_ = a;
+        check_last_b_ = b;
+    }
+    return ok;
+}
+
 static inline int check_str_(int contains, const char *s, const char *t)
 {
-    check_last_s_ = s;
-    check_last_t_ = t;
-    if (contains)
-        return s && t && strstr(s, t) != NULL;
-    return s && t ? strcmp(s, t) == 0 : s == t;
+    int ok = contains ? s && t && strstr(s, t) != NULL : s && t ? strcmp(s, t) == 0 : s == t;
+    if (!ok) {
+        check_last_s_ = s;
+        check_last_t_ = t;
+    }
+    return ok;
 }
 
 /* s contains needle (a NULL s contains nothing). */

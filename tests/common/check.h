@@ -439,46 +439,34 @@ static inline void check_failed_(int fatal, int kind, int arg, const char *file,
     check_report_(fatal, file, line, what, seen, note);
 }
 
-__attribute__((format(printf, 7, 0))) static inline void
-check_vfailed_(int fatal, int kind, int arg, const char *file, int line, const char *text,
-               const char *fmt, va_list ap)
+static inline int check_fail_(int fatal, int kind, int arg, const char *file, int line,
+                              const char *text)
+{
+    check_failed_(fatal, kind, arg, file, line, text, NULL);
+    return 0;
+}
+
+__attribute__((format(printf, 7, 8))) static inline int check_failf_(int fatal, int kind, int arg,
+                                                                     const char *file, int line,
+                                                                     const char *text,
+                                                                     const char *fmt, ...)
 {
     char note[1024];
+    va_list ap;
+    va_start(ap, fmt);
     check_vnote_(note, sizeof note, fmt, ap);
+    va_end(ap);
     check_failed_(fatal, kind, arg, file, line, text, note);
-}
-
-static inline int check_fail_(int kind, int arg, const char *file, int line, const char *text)
-{
-    check_failed_(0, kind, arg, file, line, text, NULL);
     return 0;
 }
 
-__attribute__((format(printf, 6, 7))) static inline int
-check_failf_(int kind, int arg, const char *file, int line, const char *text, const char *fmt, ...)
+/* What follows a reported failure: a CHECK goes on (worth 0), a REQUIRE
+ * ends the job. */
+enum { check_fatal_ = 0, require_fatal_ = 1 };
+static inline int check_after_(int failed) { return failed; }
+__attribute__((noreturn)) static inline int require_after_(int failed)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    check_vfailed_(0, kind, arg, file, line, text, fmt, ap);
-    va_end(ap);
-    return 0;
-}
-
-__attribute__((noreturn)) static inline int require_fail_(int kind, int arg, const char *file,
-                                                          int line, const char *text)
-{
-    check_failed_(1, kind, arg, file, line, text, NULL);
-    check_end_job_();
-}
-
-__attribute__((format(printf, 6, 7), noreturn)) static inline int
-require_failf_(int kind, int arg, const char *file, int line, const char *text, const char *fmt,
-               ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    check_vfailed_(1, kind, arg, file, line, text, fmt, ap);
-    va_end(ap);
+    (void)failed;
     check_end_job_();
 }
 
@@ -537,9 +525,12 @@ __attribute__((format(printf, 4, 5))) static inline int check_at(const char *fil
  * its top-level commas.  test: whether the check held; how: check or
  * require. */
 #define CHECK_TAIL_1(how, kind, arg, text, test)                                                   \
-    ((test) ? check_pass_() : how##_fail_(kind, arg, __FILE__, __LINE__, text))
+    ((test) ? check_pass_()                                                                        \
+            : how##_after_(check_fail_(how##_fatal_, kind, arg, __FILE__, __LINE__, text)))
 #define CHECK_TAIL_CHECK_M_(how, kind, arg, text, test, ...)                                       \
-    ((test) ? check_pass_() : how##_failf_(kind, arg, __FILE__, __LINE__, text, __VA_ARGS__))
+    ((test) ? check_pass_()                                                                        \
+            : how##_after_(check_failf_(how##_fatal_, kind, arg, __FILE__, __LINE__, text,         \
+                                        __VA_ARGS__)))
 
 #define CHECK_C_1(how, text, cond) CHECK_TAIL_1(how, CHECK_COND_, 0, text, cond)
 #define CHECK_C_CHECK_M_(how, text, cond, ...)                                                     \

@@ -17,6 +17,7 @@
 #include <mpi.h>
 
 #include "coll_ext.h"
+#include "../../transports/common/mpi_error.h"
 
 struct cm_team {
     MPI_Comm comm;

@@ -29,15 +29,8 @@ static char describe_buf[512];
 
 __attribute__((noreturn)) void cm_fail(const char *what, int rc)
 {
-    char msg[MPI_MAX_ERROR_STRING + 1];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
-        len = snprintf(msg, sizeof msg, "error %d", rc);
-    msg[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
-    for (char *p = msg; *p; p++) /* MPICH's error stacks span lines */
-        if (*p == '\n')
-            *p = ' ';
-    cm_svc->fatal("mpi collectives: %s failed: %s", what, msg);
+    char msg[PSHM_MPI_ERROR_LEN];
+    cm_svc->fatal("mpi collectives: %s failed: %s", what, pshm_mpi_error(rc, msg));
 }
 
 /* MPI learns its rank from its launcher's PMI-1; without one every

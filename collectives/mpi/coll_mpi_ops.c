@@ -12,12 +12,7 @@
 
 #include "coll_mpi.h"
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS)                                                                    \
-            cm_fail(#call, rc_);                                                                   \
-    } while (0)
+#define CHECK(call) PSHM_MPI_CHECK(cm_fail, #call, call)
 
 static int overlap(const void *a, size_t an, const void *b, size_t bn)
 {

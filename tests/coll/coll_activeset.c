@@ -8,7 +8,7 @@
  */
 #include <complex.h>
 
-#include "coll_test.h"
+#include "../common/check.h"
 #include "coll_types.h"
 
 #define N 600
@@ -17,18 +17,11 @@
 static long pSync[SHMEM_REDUCE_SYNC_SIZE], pSync2[SHMEM_REDUCE_SYNC_SIZE], pSync3[SHMEM_SYNC_SIZE];
 static long double pWrk[N / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static char src[N * MAXPE * 16], dst[N * MAXPE * 16];
-static int checks;
-
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        checks++;                                                                                  \
-        EXPECT(c, __VA_ARGS__);                                                                    \
-    } while (0)
 
 static void psync_ok(const long *ps, const char *what)
 {
     for (int i = 0; i < SHMEM_REDUCE_SYNC_SIZE; i++)
-        CHECK(ps[i] == SHMEM_SYNC_VALUE, "%s: pSync[%d] = %ld after the call", what, i, ps[i]);
+        REQUIRE_EQ(ps[i], SHMEM_SYNC_VALUE, "%s: pSync[%d] = %ld after the call", what, i, ps[i]);
 }
 
 #define IS_C_C 1
@@ -72,7 +65,7 @@ static int as_idx(struct aset a)
     {                                                                                              \
         int me = as_idx(a);                                                                        \
         ty *s = (ty *)src, *d = inplace ? (ty *)src : (ty *)dst;                                   \
-        stage(#tn "_" #op "_to_all");                                                              \
+        check_stage(#tn "_" #op "_to_all");                                                        \
         for (int i = 0; i < n; i++)                                                                \
             s[i] = VF_##op(ty, K, me, i);                                                          \
         shmem_barrier(a.start, a.log, a.size, pSync2);                                             \
@@ -81,8 +74,8 @@ static int as_idx(struct aset a)
             ty e = VF_##op(ty, K, 0, i);                                                           \
             for (int p = 1; p < a.size; p++)                                                       \
                 F_##op(e, VF_##op(ty, K, p, i));                                                   \
-            CHECK(d[i] == e, #tn "_" #op "_to_all n=%d inplace=%d set(%d,%d,%d): [%d] wrong", n,  \
-                  inplace, a.start, a.log, a.size, i);                                             \
+            REQUIRE_EQ(d[i], e, #tn "_" #op "_to_all n=%d inplace=%d set(%d,%d,%d): [%d] wrong",   \
+                       n, inplace, a.start, a.log, a.size, i);                                     \
         }                                                                                          \
         shmem_barrier(a.start, a.log, a.size, pSync2);                                             \
         psync_ok(pSync, #tn "_" #op "_to_all");                                                    \
@@ -109,7 +102,7 @@ static void run_set(struct aset a)
         return;
     int S = a.start, L = a.log, P = a.size;
 
-    stage("barrier/sync back to back");
+    check_stage("barrier/sync back to back");
     for (int i = 0; i < 300; i++) {
         shmem_barrier(S, L, P, pSync);
         shmem_sync(S, L, P, pSync);
@@ -131,7 +124,7 @@ static void run_set(struct aset a)
     for (int bits = 32; bits <= 64; bits += 32) {
         size_t es = (size_t)bits / 8;
         for (int n = 1; n <= N; n += N - 1) {
-            stage("broadcast");
+            check_stage("broadcast");
             for (int root = 0; root < P; root += (P > 2 ? P - 1 : 1)) {
                 memset(src, me + 1, (size_t)n * es);
                 memset(dst, 0x77, (size_t)n * es);
@@ -141,8 +134,8 @@ static void run_set(struct aset a)
                 else
                     shmem_broadcast64(dst, src, (size_t)n, root, S, L, P, pSync);
                 for (size_t i = 0; i < (size_t)n * es; i++)
-                    CHECK(dst[i] == (me == root ? 0x77 : root + 1), "broadcast%d n=%d root %d: byte %zu = %d",
-                          bits, n, root, i, dst[i]);
+                    REQUIRE_EQ(dst[i], (me == root ? 0x77 : root + 1),
+                               "broadcast%d n=%d root %d: byte %zu = %d", bits, n, root, i, dst[i]);
                 psync_ok(pSync, "broadcast");
                 /* In place, as OSU calls it. */
                 shmem_barrier(S, L, P, pSync2);
@@ -151,9 +144,9 @@ static void run_set(struct aset a)
                 else
                     shmem_broadcast64(src, src, (size_t)n, root, S, L, P, pSync);
                 for (size_t i = 0; i < (size_t)n * es; i++)
-                    CHECK(src[i] == root + 1, "in-place broadcast%d: byte %zu", bits, i);
+                    REQUIRE_EQ(src[i], root + 1, "in-place broadcast%d: byte %zu", bits, i);
             }
-            stage("fcollect/collect");
+            check_stage("fcollect/collect");
             for (int fixed = 0; fixed < 2; fixed++) {
                 size_t mine = fixed ? (size_t)n : (size_t)n + (size_t)me % 3;
                 for (size_t i = 0; i < mine * es; i++)
@@ -168,13 +161,14 @@ static void run_set(struct aset a)
                 for (int p = 0; p < P; p++) {
                     size_t cnt = fixed ? (size_t)n : (size_t)n + (size_t)p % 3;
                     for (size_t i = 0; i < cnt * es; i++, at++)
-                        CHECK(dst[at] == (char)(p * 5 + i % 7), "%scollect%d n=%d: PE %d byte %zu",
-                              fixed ? "f" : "", bits, n, p, i);
+                        REQUIRE_EQ(dst[at], (char)(p * 5 + i % 7),
+                                   "%scollect%d n=%d: PE %d byte %zu", fixed ? "f" : "", bits, n, p,
+                                   i);
                 }
-                CHECK(dst[at] == 0x77, "collect wrote past the end");
+                REQUIRE_EQ(dst[at], 0x77, "collect wrote past the end");
                 psync_ok(pSync, "collect");
             }
-            stage("alltoall(s)");
+            check_stage("alltoall(s)");
             for (int strided = 0; strided < 2; strided++) {
                 ptrdiff_t ds = strided ? 2 : 1, ss = strided ? 3 : 1;
                 for (int j = 0; j < P; j++)
@@ -190,9 +184,10 @@ static void run_set(struct aset a)
                 for (int p = 0; p < P; p++)
                     for (int i = 0; i < n; i++)
                         for (size_t b = 0; b < es; b++)
-                            CHECK(dst[(((size_t)p * (size_t)n + (size_t)i) * (size_t)ds) * es + b] ==
-                                      (p * 7 + me * 3 + i) % 100,
-                                  "alltoall%s%d n=%d: from %d [%d]", strided ? "s" : "", bits, n, p, i);
+                            REQUIRE_EQ(
+                                dst[(((size_t)p * (size_t)n + (size_t)i) * (size_t)ds) * es + b],
+                                (p * 7 + me * 3 + i) % 100, "alltoall%s%d n=%d: from %d [%d]",
+                                strided ? "s" : "", bits, n, p, i);
                 psync_ok(pSync, "alltoall");
             }
         }
@@ -215,17 +210,17 @@ static void run_set(struct aset a)
             TO_ALL_PROD_TYPES(C_PROD)
         }
     /* OSU's pattern: min into pSync, max into pSync2, sum into pSync again. */
-    stage("alternating pSync");
+    check_stage("alternating pSync");
     shmem_sync(S, L, P, pSync3);
     long *ls = (long *)src, *ld = (long *)dst;
     for (int i = 0; i < 50; i++) {
         ls[0] = me + i;
         shmem_long_min_to_all(ld, ls, 1, S, L, P, (long *)pWrk, pSync);
-        CHECK(ld[0] == i, "min");
+        REQUIRE_EQ(ld[0], i, "min");
         shmem_long_max_to_all(ld + 1, ls, 1, S, L, P, (long *)pWrk, pSync2);
-        CHECK(ld[1] == P - 1 + i, "max");
+        REQUIRE_EQ(ld[1], P - 1 + i, "max");
         shmem_long_sum_to_all(ld + 2, ls, 1, S, L, P, (long *)pWrk, pSync);
-        CHECK(ld[2] == (long)P * i + (long)P * (P - 1) / 2, "sum");
+        REQUIRE_EQ(ld[2], (long)P * i + (long)P * (P - 1) / 2, "sum");
     }
     shmem_sync(S, L, P, pSync3);
     psync_ok(pSync, "alternating");
@@ -240,9 +235,9 @@ int main(void)
     for (int i = 0; i < SHMEM_SYNC_SIZE; i++)
         pSync3[i] = SHMEM_SYNC_VALUE;
     shmem_init();
-    watchdog(600);
+    check_watchdog(600);
     int np = shmem_n_pes(), me = shmem_my_pe();
-    EXPECT(np <= MAXPE, "at most %d PEs", MAXPE);
+    REQUIRE_LE(np, MAXPE, "at most %d PEs", MAXPE);
     struct aset sets[] = {
         {0, 0, np},                    /* the world */
         {np > 1, 0, np - (np > 1)},    /* all but PE 0 */
@@ -266,7 +261,7 @@ int main(void)
     }
     psync_ok(pSync, "end");
     if (me == 0)
-        printf("coll_activeset: %d PEs, %d checks passed\n", np, checks);
+        printf("coll_activeset: %d PEs, %ld checks passed\n", np, check_count());
     shmem_finalize();
     return 0;
 }

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "coll_test.h"
+#include "../common/check.h"
 
 #define MAXCOUNT 8200
 #define PSYNC_LEN                                                                                  \
@@ -95,7 +95,7 @@ static void begin(struct kase *k, const char *coll, const char *form, int count)
              algo_sets[set][3], algo_sets[set][4], algo_sets[set][5]);
     k->bad = 0;
     k->first[0] = 0;
-    stage(k->name);
+    check_stage(k->name);
 }
 
 static void expect_eq(struct kase *k, long it, const char *what, size_t i, long got, long want)
@@ -506,7 +506,7 @@ static void run_set(void)
     dst[0] = shmem_malloc(big * sizeof(long));
     dst[1] = shmem_malloc(big * sizeof(long));
     pwrk = shmem_malloc(((size_t)MAXCOUNT / 2 + 1 + SHMEM_REDUCE_MIN_WRKDATA_SIZE) * sizeof(long));
-    EXPECT(src && dst[0] && dst[1] && pwrk, "shmem_malloc failed");
+    REQUIRE(src && dst[0] && dst[1] && pwrk, "shmem_malloc failed");
     scribble(dst[0], big);
     scribble(dst[1], big);
     for (int p = 0; p < 2; p++)
@@ -519,7 +519,7 @@ static void run_set(void)
         /* All but PE 0: team PE numbers differ from world ones. */
         shmem_team_t t;
         int rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 1, npes - 1, NULL, 0, &t);
-        EXPECT(rc == 0, "split_strided failed: %d", rc);
+        REQUIRE_EQ(rc, 0, "split_strided failed: %d", rc);
         if (t != SHMEM_TEAM_INVALID) {
             team_suite(t, "team 1..n-1");
             shmem_team_destroy(t);
@@ -550,7 +550,7 @@ int main(void)
         iter_scale = atof(s);
     verbose = getenv("B2B_VERBOSE") != NULL;
     const char *only = getenv("B2B_SET"); /* run one algorithm set only */
-    watchdog(600);
+    check_watchdog(600);
     for (set = 0; set < NSETS; set++) {
         if (only && atoi(only) != set)
             continue;

@@ -11,7 +11,7 @@
  */
 #include <complex.h>
 
-#include "coll_test.h"
+#include "../common/check.h"
 #include "coll_types.h"
 
 #define MAXN 100000
@@ -54,7 +54,7 @@ static size_t large = MAXN;
 static void sync_team(shmem_team_t t)
 {
     int rc = shmem_team_sync(t);
-    EXPECT(rc == 0, "shmem_team_sync returned %d", rc);
+    REQUIRE_EQ(rc, 0, "shmem_team_sync returned %d", rc);
 }
 
 /* ---- data movement ----------------------------------------------------- */
@@ -62,10 +62,10 @@ static void sync_team(shmem_team_t t)
 #define DEF_MOVE(tn, ty, K)                                                                        \
     static void move_##tn(shmem_team_t t, size_t n)                                                \
     {                                                                                              \
-        int me = shmem_team_my_pe(t), np = shmem_team_n_pes(t), rc;                               \
+        int me = shmem_team_my_pe(t), np = shmem_team_n_pes(t), rc;                                \
         ty *s = (ty *)sbuf, *d = (ty *)dbuf;                                                       \
         int roots[3] = {0, np - 1, np / 2};                                                        \
-        stage("broadcast " #tn);                                                                   \
+        check_stage("broadcast " #tn);                                                             \
         for (int r = 0; r < 3; r++) {                                                              \
             int root = roots[r];                                                                   \
             for (size_t i = 0; i < n; i++) {                                                       \
@@ -74,24 +74,24 @@ static void sync_team(shmem_team_t t)
             }                                                                                      \
             sync_team(t);                                                                          \
             rc = shmem_broadcast(t, d, s, n, root);                                                \
-            EXPECT(rc == 0, "broadcast rc %d", rc);                                                \
+            REQUIRE_EQ(rc, 0, "broadcast rc %d", rc);                                              \
             for (size_t i = 0; i < n; i++)                                                         \
-                EXPECT(d[i] == V_DATA(ty, K, root, i), #tn " broadcast n=%zu root=%d: [%zu] wrong", \
-                       n, root, i);                                                                \
+                REQUIRE_EQ(d[i], V_DATA(ty, K, root, i),                                           \
+                           #tn " broadcast n=%zu root=%d: [%zu] wrong", n, root, i);               \
         }                                                                                          \
-        stage("fcollect " #tn);                                                                    \
+        check_stage("fcollect " #tn);                                                              \
         for (size_t i = 0; i < n; i++)                                                             \
             s[i] = V_DATA(ty, K, me, i);                                                           \
         for (size_t i = 0; i < n * (size_t)np; i++)                                                \
             d[i] = (ty)55;                                                                         \
         sync_team(t);                                                                              \
         rc = shmem_fcollect(t, d, s, n);                                                           \
-        EXPECT(rc == 0, "fcollect rc %d", rc);                                                     \
+        REQUIRE_EQ(rc, 0, "fcollect rc %d", rc);                                                   \
         for (int p = 0; p < np; p++)                                                               \
             for (size_t i = 0; i < n; i++)                                                         \
-                EXPECT(d[(size_t)p * n + i] == V_DATA(ty, K, p, i),                                \
-                       #tn " fcollect n=%zu: block %d [%zu] wrong", n, p, i);                      \
-        stage("collect " #tn);                                                                     \
+                REQUIRE_EQ(d[(size_t)p * n + i], V_DATA(ty, K, p, i),                              \
+                           #tn " fcollect n=%zu: block %d [%zu] wrong", n, p, i);                  \
+        check_stage("collect " #tn);                                                               \
         size_t mine = n + (size_t)me % 3, tot = 0;                                                 \
         for (size_t i = 0; i < mine; i++)                                                          \
             s[i] = V_DATA(ty, K, me, i);                                                           \
@@ -101,14 +101,14 @@ static void sync_team(shmem_team_t t)
             d[i] = (ty)55;                                                                         \
         sync_team(t);                                                                              \
         rc = shmem_collect(t, d, s, mine);                                                         \
-        EXPECT(rc == 0, "collect rc %d", rc);                                                      \
+        REQUIRE_EQ(rc, 0, "collect rc %d", rc);                                                    \
         size_t at = 0;                                                                             \
         for (int p = 0; p < np; p++)                                                               \
             for (size_t i = 0; i < n + (size_t)p % 3; i++, at++)                                   \
-                EXPECT(d[at] == V_DATA(ty, K, p, i), #tn " collect n=%zu: PE %d [%zu] wrong", n,   \
-                       p, i);                                                                      \
-        EXPECT(d[tot] == (ty)55, #tn " collect wrote past the end");                               \
-        stage("alltoall " #tn);                                                                    \
+                REQUIRE_EQ(d[at], V_DATA(ty, K, p, i), #tn " collect n=%zu: PE %d [%zu] wrong", n, \
+                           p, i);                                                                  \
+        REQUIRE_EQ(d[tot], (ty)55, #tn " collect wrote past the end");                             \
+        check_stage("alltoall " #tn);                                                              \
         for (int j = 0; j < np; j++)                                                               \
             for (size_t i = 0; i < n; i++)                                                         \
                 s[(size_t)j * n + i] = V_DATA(ty, K, me * 7 + j * 3, i);                           \
@@ -116,12 +116,12 @@ static void sync_team(shmem_team_t t)
             d[i] = (ty)55;                                                                         \
         sync_team(t);                                                                              \
         rc = shmem_alltoall(t, d, s, n);                                                           \
-        EXPECT(rc == 0, "alltoall rc %d", rc);                                                     \
+        REQUIRE_EQ(rc, 0, "alltoall rc %d", rc);                                                   \
         for (int p = 0; p < np; p++)                                                               \
             for (size_t i = 0; i < n; i++)                                                         \
-                EXPECT(d[(size_t)p * n + i] == V_DATA(ty, K, p * 7 + me * 3, i),                   \
-                       #tn " alltoall n=%zu: from PE %d [%zu] wrong", n, p, i);                    \
-        stage("alltoalls " #tn);                                                                   \
+                REQUIRE_EQ(d[(size_t)p * n + i], V_DATA(ty, K, p * 7 + me * 3, i),                 \
+                           #tn " alltoall n=%zu: from PE %d [%zu] wrong", n, p, i);                \
+        check_stage("alltoalls " #tn);                                                             \
         for (int j = 0; j < np; j++)                                                               \
             for (size_t i = 0; i < n; i++)                                                         \
                 s[((size_t)j * n + i) * 3] = V_DATA(ty, K, me * 5 + j, i);                         \
@@ -129,12 +129,12 @@ static void sync_team(shmem_team_t t)
             d[i] = (ty)55;                                                                         \
         sync_team(t);                                                                              \
         rc = shmem_alltoalls(t, d, s, 2, 3, n);                                                    \
-        EXPECT(rc == 0, "alltoalls rc %d", rc);                                                    \
+        REQUIRE_EQ(rc, 0, "alltoalls rc %d", rc);                                                  \
         for (int p = 0; p < np; p++)                                                               \
             for (size_t i = 0; i < n; i++) {                                                       \
-                EXPECT(d[((size_t)p * n + i) * 2] == V_DATA(ty, K, p * 5 + me, i),                 \
-                       #tn " alltoalls n=%zu: from PE %d [%zu] wrong", n, p, i);                   \
-                EXPECT(d[((size_t)p * n + i) * 2 + 1] == (ty)55, #tn " alltoalls wrote a gap");    \
+                REQUIRE_EQ(d[((size_t)p * n + i) * 2], V_DATA(ty, K, p * 5 + me, i),               \
+                           #tn " alltoalls n=%zu: from PE %d [%zu] wrong", n, p, i);               \
+                REQUIRE_EQ(d[((size_t)p * n + i) * 2 + 1], (ty)55, #tn " alltoalls wrote a gap");  \
             }                                                                                      \
         sync_team(t);                                                                              \
     }
@@ -143,20 +143,21 @@ RMA_TYPES(DEF_MOVE)
 /* ---- reductions and scans ---------------------------------------------- */
 
 #define DEF_RED(op)                                                                                \
-    static void red_##op##_run(shmem_team_t t, size_t n, size_t es, void (*fill)(void *, int, size_t), \
+    static void red_##op##_run(shmem_team_t t, size_t n, size_t es,                                \
+                               void (*fill)(void *, int, size_t),                                  \
                                int (*call)(shmem_team_t, void *, const void *, size_t),            \
                                int (*check)(const void *, int, size_t), const char *tn)            \
     {                                                                                              \
         int me = shmem_team_my_pe(t);                                                              \
         for (int inplace = 0; inplace < 2; inplace++) {                                            \
             fill(sbuf, me, n);                                                                     \
-            memset(dbuf, 0x5a, n * es);                                                            \
+            memset(dbuf, 0x5a, n *es);                                                             \
             sync_team(t);                                                                          \
             int rc = call(t, inplace ? sbuf : dbuf, sbuf, n);                                      \
-            EXPECT(rc == 0, "%s " #op " rc %d", tn, rc);                                           \
+            REQUIRE_EQ(rc, 0, "%s " #op " rc %d", tn, rc);                                         \
             size_t bad = (size_t)check(inplace ? sbuf : dbuf, shmem_team_n_pes(t), n);             \
-            EXPECT(bad == 0, "%s_" #op "_reduce n=%zu inplace=%d: element %zu wrong", tn, n,      \
-                   inplace, bad - 1);                                                              \
+            REQUIRE_EQ(bad, 0, "%s_" #op "_reduce n=%zu inplace=%d: element %zu wrong", tn, n,     \
+                       inplace, bad - 1);                                                          \
         }                                                                                          \
         sync_team(t);                                                                              \
     }
@@ -191,8 +192,9 @@ DEF_RED(prod)
     }                                                                                              \
     static void red_##tn##_##op(shmem_team_t t, size_t n)                                          \
     {                                                                                              \
-        stage(#tn "_" #op "_reduce");                                                              \
-        red_##op##_run(t, n, sizeof(ty), fill_##tn##_##op, call_##tn##_##op, check_##tn##_##op, #tn); \
+        check_stage(#tn "_" #op "_reduce");                                                        \
+        red_##op##_run(t, n, sizeof(ty), fill_##tn##_##op, call_##tn##_##op, check_##tn##_##op,    \
+                       #tn);                                                                       \
     }
 #define R_AND(tn, ty, K) DEF_RED_TYPE(and, tn, ty, K)
 #define R_OR(tn, ty, K) DEF_RED_TYPE(or, tn, ty, K)
@@ -214,7 +216,7 @@ REDUCE_PROD_TYPES(R_PROD)
     {                                                                                              \
         int me = shmem_team_my_pe(t);                                                              \
         ty *s = (ty *)sbuf, *d = (ty *)dbuf;                                                       \
-        stage("scan " #tn);                                                                        \
+        check_stage("scan " #tn);                                                                  \
         for (int ex = 0; ex < 2; ex++)                                                             \
             for (int inplace = 0; inplace < 2; inplace++) {                                        \
                 for (size_t i = 0; i < n; i++) {                                                   \
@@ -224,13 +226,13 @@ REDUCE_PROD_TYPES(R_PROD)
                 sync_team(t);                                                                      \
                 ty *out = inplace ? s : d;                                                         \
                 int rc = ex ? shmem_sum_exscan(t, out, s, n) : shmem_sum_inscan(t, out, s, n);     \
-                EXPECT(rc == 0, #tn " scan rc %d", rc);                                            \
+                REQUIRE_EQ(rc, 0, #tn " scan rc %d", rc);                                          \
                 for (size_t i = 0; i < n; i++) {                                                   \
                     ty e = 0;                                                                      \
                     for (int p = 0; p < me + !ex; p++)                                             \
                         e = e + V_SUM(ty, K, p, i);                                                \
-                    EXPECT(out[i] == e, #tn " sum_%sscan n=%zu inplace=%d: [%zu] wrong",           \
-                           ex ? "ex" : "in", n, inplace, i);                                       \
+                    REQUIRE_EQ(out[i], e, #tn " sum_%sscan n=%zu inplace=%d: [%zu] wrong",         \
+                               ex ? "ex" : "in", n, inplace, i);                                   \
                 }                                                                                  \
                 sync_team(t);                                                                      \
             }                                                                                      \
@@ -244,7 +246,7 @@ static void suite(shmem_team_t t, int all_types)
     static const size_t small[] = {1, 7, 300};
     for (size_t k = 0; k < sizeof small / sizeof *small; k++) {
         size_t n = small[k];
-        stage("team_sync");
+        check_stage("team_sync");
         for (int i = 0; i < 50; i++)
             sync_team(t);
         if (all_types) {
@@ -319,7 +321,7 @@ static void on_team(shmem_team_t t, int all_types)
     if (nout) {
         /* The outsiders' work landed too. */
         long expect = in ? 0 : 200;
-        EXPECT(*other == expect, "outsider work: counter %ld, expected %ld", *other, expect);
+        REQUIRE_EQ(*other, expect, "outsider work: counter %ld, expected %ld", *other, expect);
         *other = 0;
     }
     shmem_barrier_all();
@@ -328,48 +330,48 @@ static void on_team(shmem_team_t t, int all_types)
 int main(void)
 {
     shmem_init();
-    watchdog(600);
+    check_watchdog(600);
     int np = shmem_n_pes(), me = shmem_my_pe();
-    EXPECT(np <= MAXPE, "at most %d PEs", MAXPE);
+    REQUIRE_LE(np, MAXPE, "at most %d PEs", MAXPE);
     full = getenv("COLL_FULL") ? atoi(getenv("COLL_FULL")) : 1;
     if (getenv("COLL_LARGE"))
         large = strtoul(getenv("COLL_LARGE"), NULL, 0);
-    EXPECT(large <= MAXN, "COLL_LARGE at most %d", MAXN);
+    REQUIRE_LE(large, MAXN, "COLL_LARGE at most %d", MAXN);
     bufsize = (size_t)MAXN * 16 * (size_t)np * 3 + 4096;
     if (bufsize < (size_t)20000 * 16 * (size_t)np * 3)
         bufsize = (size_t)20000 * 16 * (size_t)np * 3;
     sbuf = shmem_malloc(bufsize);
     dbuf = shmem_malloc(bufsize);
     other = shmem_calloc(1, sizeof(long));
-    EXPECT(sbuf && dbuf && other, "shmem_malloc failed");
+    REQUIRE(sbuf && dbuf && other, "shmem_malloc failed");
 
-    stage("world");
+    check_stage("world");
     on_team(SHMEM_TEAM_WORLD, full);
 
     /* Odd members, parent order. */
     shmem_team_t t = SHMEM_TEAM_INVALID;
     int rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, np > 1, 2, (np - (np > 1) + 1) / 2, NULL, 0, &t);
-    EXPECT(rc == 0, "split_strided(1, 2) rc %d", rc);
-    stage("strided +2");
+    REQUIRE_EQ(rc, 0, "split_strided(1, 2) rc %d", rc);
+    check_stage("strided +2");
     on_team(t, full >= 2);
     shmem_team_destroy(t);
 
     /* Reversed world. */
     rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, np - 1, -1, np, NULL, 0, &t);
-    EXPECT(rc == 0, "split_strided(n-1, -1) rc %d", rc);
-    EXPECT(shmem_team_my_pe(t) == np - 1 - me, "reversed team numbering");
-    stage("strided -1");
+    REQUIRE_EQ(rc, 0, "split_strided(n-1, -1) rc %d", rc);
+    REQUIRE_EQ(shmem_team_my_pe(t), np - 1 - me, "reversed team numbering");
+    check_stage("strided -1");
     on_team(t, 0);
     shmem_team_destroy(t);
 
     /* Every other PE from the top, as a sub-team of a sub-team. */
     shmem_team_t half = SHMEM_TEAM_INVALID;
     rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, np, NULL, 0, &half);
-    EXPECT(rc == 0, "split_strided(0, 1, n) rc %d", rc);
+    REQUIRE_EQ(rc, 0, "split_strided(0, 1, n) rc %d", rc);
     int hn = shmem_team_n_pes(half);
     rc = shmem_team_split_strided(half, hn - 1, -2, (hn + 1) / 2, NULL, 0, &t);
-    EXPECT(rc == 0, "split_strided(n-1, -2) rc %d", rc);
-    stage("strided -2");
+    REQUIRE_EQ(rc, 0, "split_strided(n-1, -2) rc %d", rc);
+    check_stage("strided -2");
     on_team(t, 0);
     shmem_team_destroy(t);
     shmem_team_destroy(half);
@@ -377,15 +379,15 @@ int main(void)
     /* 2-D: rows of 2 (x) and columns (y). */
     shmem_team_t x, y;
     rc = shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &x, NULL, 0, &y);
-    EXPECT(rc == 0, "split_2d rc %d", rc);
-    stage("2d x");
+    REQUIRE_EQ(rc, 0, "split_2d rc %d", rc);
+    check_stage("2d x");
     on_team(x, 0);
-    stage("2d y");
+    check_stage("2d y");
     on_team(y, 0);
     shmem_team_destroy(x);
     shmem_team_destroy(y);
 
-    stage("shared");
+    check_stage("shared");
     on_team(SHMEM_TEAM_SHARED, 0);
 
     shmem_free(other);

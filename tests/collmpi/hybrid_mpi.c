@@ -13,17 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROUNDS 20
+#include "../common/check.h"
 
-#define CHECK(c, ...)                                                                              \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "hybrid (rank %d): %s:%d: ", rank, __FILE__, __LINE__);                \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#define ROUNDS 20
 
 static long ring[ROUNDS], sum_src, sum_dst, bc[4];
 static int rank = -1;
@@ -46,14 +38,15 @@ int main(int argc, char **argv)
         MPI_Initialized(&up);
         /* The library's own use of MPI (sessions) is its business: the
          * program's world model is not started by shmem_init. */
-        CHECK(!up, "MPI_Initialized says %d after shmem_init alone", up);
+        REQUIRE(!up, "MPI_Initialized says %d after shmem_init alone", up);
         MPI_Init(&argc, &argv);
     }
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    check_set_pe(rank); /* names it once shmem_finalize has run (fini order mpi-first or not) */
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int me = shmem_my_pe(), n = shmem_n_pes();
-    CHECK(rank == me && size == n, "MPI rank %d of %d, PE %d of %d", rank, size, me, n);
+    REQUIRE(rank == me && size == n, "MPI rank %d of %d, PE %d of %d", rank, size, me, n);
 
     int right = (me + 1) % n, left = (me + n - 1) % n;
     for (int r = 0; r < ROUNDS; r++) {
@@ -61,40 +54,40 @@ int main(int argc, char **argv)
         long got = -1, out = 7L * me + r;
         MPI_Sendrecv(&out, 1, MPI_LONG, right, r, &got, 1, MPI_LONG, left, r, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
-        CHECK(got == 7L * left + r, "round %d: MPI got %ld from %d", r, got, left);
+        REQUIRE_EQ(got, 7L * left + r, "round %d: MPI got %ld from %d", r, got, left);
         shmem_barrier_all();
-        CHECK(ring[r] == 1000L * left + r, "round %d: SHMEM got %ld from %d", r, ring[r], left);
+        REQUIRE_EQ(ring[r], 1000L * left + r, "round %d: SHMEM got %ld from %d", r, ring[r], left);
 
         sum_src = me * 3 + r;
         long mpi_sum = 0;
         MPI_Allreduce(&sum_src, &mpi_sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
         shmem_long_sum_reduce(SHMEM_TEAM_WORLD, &sum_dst, &sum_src, 1);
-        CHECK(sum_dst == mpi_sum, "round %d: SHMEM sum %ld, MPI sum %ld", r, sum_dst, mpi_sum);
+        REQUIRE_EQ(sum_dst, mpi_sum, "round %d: SHMEM sum %ld, MPI sum %ld", r, sum_dst, mpi_sum);
 
         int root = r % n;
         long v = me == root ? 42 + r : -1;
         MPI_Bcast(&v, 1, MPI_LONG, root, MPI_COMM_WORLD);
         bc[0] = me == root ? 4242 + r : -1;
         shmem_long_broadcast(SHMEM_TEAM_WORLD, &bc[1], &bc[0], 1, root);
-        CHECK(v == 42 + r && bc[1] == 4242 + r, "round %d: broadcasts gave %ld and %ld", r, v,
-              bc[1]);
+        REQUIRE(v == 42 + r && bc[1] == 4242 + r, "round %d: broadcasts gave %ld and %ld", r, v,
+                bc[1]);
     }
 
     /* Even PEs: a SHMEM team and an MPI communicator of the same members,
      * numbered alike. */
     shmem_team_t even;
     int rc = shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &even);
-    CHECK(rc == 0, "split_strided returned %d", rc);
+    REQUIRE_EQ(rc, 0, "split_strided returned %d", rc);
     MPI_Comm ce;
     MPI_Comm_split(MPI_COMM_WORLD, me % 2 ? MPI_UNDEFINED : 0, me, &ce);
     if (me % 2 == 0) {
         int cr;
         MPI_Comm_rank(ce, &cr);
-        CHECK(cr == shmem_team_my_pe(even), "MPI rank %d in the even communicator, team PE %d",
-              cr, shmem_team_my_pe(even));
+        REQUIRE_EQ(cr, shmem_team_my_pe(even), "MPI rank %d in the even communicator, team PE %d",
+                   cr, shmem_team_my_pe(even));
         MPI_Comm_free(&ce);
     } else {
-        CHECK(even == SHMEM_TEAM_INVALID, "an odd PE got the even team");
+        REQUIRE_EQ(even, SHMEM_TEAM_INVALID, "an odd PE got the even team");
     }
     shmem_team_destroy(even);
 

@@ -44,7 +44,7 @@ sdk=$(pkg-config --variable=sdkdir plugshmem)
 missing=
 for f in writing-a-transport.md examples/transport-loopback/loopback.c \
          examples/transport-loopback/loopback.cpp common/progress_thread.c \
-         common/progress_thread.h common/lock.h common/cpu_relax.h; do
+         common/progress_thread.h common/lock.h common/cpu_relax.h common/backoff.h; do
   [ -s "$sdk/$f" ] || missing="$missing $f"
 done
 if [ -z "$missing" ] && cmp -s "$sdk/writing-a-transport.md" "$src/docs/writing-a-transport.md"; then

@@ -9,6 +9,8 @@
 #include <shmem.h>
 #include <stdio.h>
 
+#include "../common/check.h"
+
 int main(void)
 {
     int mpi_level, provided;
@@ -18,28 +20,19 @@ int main(void)
         MPI_Finalize();
         return 77;
     }
-    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided)) {
-        printf("FAIL: shmem_init_thread(SHMEM_THREAD_MULTIPLE) failed\n");
-        return 1;
-    }
-    int me = shmem_my_pe(), n = shmem_n_pes(), status = 0;
-    if (provided != SHMEM_THREAD_SERIALIZED) {
-        printf("FAIL PE %d: provided %d, expected SHMEM_THREAD_SERIALIZED (%d)\n", me, provided,
-               SHMEM_THREAD_SERIALIZED);
-        status = 1;
-    }
+    REQUIRE_EQ(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided), 0);
+    int n = shmem_n_pes();
+    CHECK_EQ(provided, SHMEM_THREAD_SERIALIZED);
     long *x = shmem_malloc(sizeof *x);
     *x = 0;
     shmem_barrier_all();
     for (int pe = 0; pe < n; pe++)
         shmem_long_atomic_inc(x, pe);
     shmem_barrier_all();
-    if (*x != n) {
-        printf("FAIL PE %d: counter %ld, expected %d\n", me, *x, n);
-        status = 1;
-    }
-    if (me == 0 && !status)
-        printf("ok: SHMEM_THREAD_MULTIPLE on MPI_THREAD_SERIALIZED gave SERIALIZED, atomics ok\n");
+    CHECK_EQ(*x, n, "the counter every PE incremented");
+    int status =
+        check_done("mpi_thread_cap",
+                   "SHMEM_THREAD_MULTIPLE on MPI_THREAD_SERIALIZED gave SERIALIZED, atomics ok");
     shmem_free(x);
     shmem_finalize();
     MPI_Finalize();

@@ -16,6 +16,8 @@
 
 #include <shmem.h>
 
+#include "../common/check.h"
+
 static double now(void)
 {
     struct timespec ts;
@@ -63,21 +65,11 @@ int main(int argc, char **argv)
         shmem_uint64_atomic_inc(&done, 0);
     }
     shmem_barrier_all();
-    int rc = 0;
     if (me == 0) {
-        uint64_t expect = (uint64_t)amos * (uint64_t)(n - 1);
-        if (counter != expect) {
-            printf("FAIL: counter %" PRIu64 ", expected %" PRIu64 "\n", counter, expect);
-            rc = 1;
-        }
-        if (finished < (uint64_t)(n - 1)) {
-            printf("FAIL: after %.1f s of computing on PE 0, only %" PRIu64 " of %d PEs were "
-                   "served\n", busy, finished, n - 1);
-            rc = 1;
-        }
-        if (!rc)
-            printf("ok: %d PEs were served while PE 0 computed (%.2f s)\n", n - 1, busy);
+        CHECK_EQ(counter, (uint64_t)amos * (uint64_t)(n - 1), "fetch-adds on PE 0");
+        CHECK_EQ(finished, (uint64_t)(n - 1), "PEs served after %.1f s of computing on PE 0", busy);
     }
+    int rc = check_done("ofi_busy", "%d PEs were served while PE 0 computed (%.2f s)", n - 1, busy);
     shmem_finalize();
     return rc;
 }

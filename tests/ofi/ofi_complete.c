@@ -18,6 +18,8 @@
 
 #include <shmem.h>
 
+#include "../common/check.h"
+
 #define BIG 9000 /* above every provider's inject size here */
 
 static uint64_t g_set;   /* global data: the DATA segment */
@@ -33,18 +35,6 @@ struct area {
     unsigned char big[BIG];
     unsigned char bignbi[BIG];
 };
-
-static int failures;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures++ < 20) {                                                                 \
-                printf("round %ld: ", r);                                                          \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
 
 int main(int argc, char **argv)
 {
@@ -67,7 +57,10 @@ int main(int argc, char **argv)
     /* The model of PE 1's memory, kept by PE 0 and the checker alike. */
     uint64_t add64 = 0, and64 = 0, or64 = 0, xor64 = 0;
     uint32_t add32 = 0, or32 = 0, gadd = 0;
+    char stage[32];
     for (long r = 1; r <= rounds; r++) {
+        snprintf(stage, sizeof stage, "round %ld", r);
+        check_stage(stage);
         uint64_t v = (uint64_t)r * 0x9E3779B97F4A7C15ull;
         unsigned char fill = (unsigned char)(r * 7 + 1);
         add64 += (uint64_t)r;
@@ -103,7 +96,7 @@ int main(int argc, char **argv)
             /* A fetching AMO waits for its data; check its answer here. */
             uint64_t old = shmem_uint64_atomic_swap(&a->swapped, v, target);
             uint64_t prev = (uint64_t)(r - 1) * 0x9E3779B97F4A7C15ull;
-            CHECK(old == prev, "swap returned %" PRIx64 ", expected %" PRIx64, old, prev);
+            CHECK_EQ(old, prev, "swap returned %" PRIx64 ", expected %" PRIx64, old, prev);
             shmem_quiet();
             /* The target checks its own memory with plain loads. */
             shmem_uint64_p(go, (uint64_t)r, target);
@@ -116,36 +109,39 @@ int main(int argc, char **argv)
         if (me == target && me != checker) {
             shmem_uint64_wait_until(go, SHMEM_CMP_GE, (uint64_t)r);
             volatile struct area *va = a;
-            CHECK(va->put8 == v, "target: put8");
-            CHECK(va->add64 == add64, "target: add64 %" PRIu64 " != %" PRIu64, va->add64, add64);
-            CHECK(va->set64 == v, "target: set64");
-            CHECK(va->or32 == or32, "target: or32");
+            CHECK_EQ(va->put8, v, "target: put8");
+            CHECK_EQ(va->add64, add64, "target: add64 %" PRIu64 " != %" PRIu64, va->add64, add64);
+            CHECK_EQ(va->set64, v, "target: set64");
+            CHECK_EQ(va->or32, or32, "target: or32");
             CHECK(*(volatile uint64_t *)&g_set == v, "target: global set");
-            CHECK(va->big[BIG - 1] == fill, "target: big put");
+            CHECK_EQ(va->big[BIG - 1], fill, "target: big put");
             shmem_uint64_p(&done[0], (uint64_t)r, 0);
         }
         if (me == checker) {
             if (checker != 0)
                 shmem_uint64_wait_until(go, SHMEM_CMP_GE, (uint64_t)r);
-            CHECK(shmem_uint64_g(&a->put8, target) == v, "put8");
-            CHECK(shmem_uint64_g(&a->nbi8, target) == v, "put_nbi 8 B");
+            CHECK_EQ(shmem_uint64_g(&a->put8, target), v, "put8");
+            CHECK_EQ(shmem_uint64_g(&a->nbi8, target), v, "put_nbi 8 B");
             uint64_t x;
-            CHECK((x = shmem_uint64_atomic_fetch(&a->add64, target)) == add64,
-                  "add64 %" PRIu64 " != %" PRIu64, x, add64);
-            CHECK((x = shmem_uint64_atomic_fetch(&a->and64, target)) == and64, "and64 %" PRIx64 " != %" PRIx64, x, and64);
-            CHECK((x = shmem_uint64_atomic_fetch(&a->or64, target)) == or64, "or64 %" PRIx64 " != %" PRIx64, x, or64);
-            CHECK((x = shmem_uint64_atomic_fetch(&a->xor64, target)) == xor64, "xor64");
-            CHECK((x = shmem_uint64_atomic_fetch(&a->set64, target)) == v, "set64 %" PRIx64 " != %" PRIx64, x, v);
-            CHECK(shmem_uint64_atomic_fetch(&a->swapped, target) == v, "swap target");
+            CHECK_EQ((x = shmem_uint64_atomic_fetch(&a->add64, target)), add64,
+                     "add64 %" PRIu64 " != %" PRIu64, x, add64);
+            CHECK_EQ((x = shmem_uint64_atomic_fetch(&a->and64, target)), and64,
+                     "and64 %" PRIx64 " != %" PRIx64, x, and64);
+            CHECK_EQ((x = shmem_uint64_atomic_fetch(&a->or64, target)), or64,
+                     "or64 %" PRIx64 " != %" PRIx64, x, or64);
+            CHECK_EQ((x = shmem_uint64_atomic_fetch(&a->xor64, target)), xor64, "xor64");
+            CHECK_EQ((x = shmem_uint64_atomic_fetch(&a->set64, target)), v,
+                     "set64 %" PRIx64 " != %" PRIx64, x, v);
+            CHECK_EQ(shmem_uint64_atomic_fetch(&a->swapped, target), v, "swap target");
             uint32_t y;
-            CHECK((y = shmem_uint32_atomic_fetch(&a->add32, target)) == add32, "add32 %u != %u", y,
-                  add32);
-            CHECK((y = shmem_uint32_atomic_fetch(&a->or32, target)) == or32, "or32 %x != %x", y,
-                  or32);
-            CHECK(shmem_float_atomic_fetch(&a->fset, target) == (float)r, "float set");
-            CHECK(shmem_double_atomic_fetch(&a->dset, target) == (double)r * 0.5, "double set");
-            CHECK(shmem_uint64_atomic_fetch(&g_set, target) == v, "global set");
-            CHECK(shmem_uint32_atomic_fetch(&g_add32, target) == gadd, "global inc");
+            CHECK_EQ((y = shmem_uint32_atomic_fetch(&a->add32, target)), add32, "add32 %u != %u", y,
+                     add32);
+            CHECK_EQ((y = shmem_uint32_atomic_fetch(&a->or32, target)), or32, "or32 %x != %x", y,
+                     or32);
+            CHECK_EQ(shmem_float_atomic_fetch(&a->fset, target), (float)r, "float set");
+            CHECK_EQ(shmem_double_atomic_fetch(&a->dset, target), (double)r * 0.5, "double set");
+            CHECK_EQ(shmem_uint64_atomic_fetch(&g_set, target), v, "global set");
+            CHECK_EQ(shmem_uint32_atomic_fetch(&g_add32, target), gadd, "global inc");
             shmem_getmem(back, a->big, BIG, target);
             CHECK(back[0] == fill && back[BIG - 1] == fill && back[BIG / 2] == fill, "big put");
             shmem_getmem(back, a->bignbi, BIG, target);
@@ -154,16 +150,9 @@ int main(int argc, char **argv)
                 shmem_uint64_p(&done[1], (uint64_t)r, 0);
         }
     }
-    /* Everyone reports. */
-    static int fails_all;
-    shmem_barrier_all();
-    shmem_int_atomic_add(&fails_all, failures, 0);
-    shmem_barrier_all();
-    if (me == 0) {
-        printf("%s: %ld rounds, writer PE 0, target PE %d, checker PE %d: %d failures\n",
-               fails_all ? "FAIL" : "ok", rounds, target, checker, fails_all);
-    }
-    int rc = fails_all ? 1 : 0;
+    /* Every PE's failures count: the checker's and the target's alike. */
+    int rc = check_done("ofi_complete", "%ld rounds, writer PE 0, target PE %d, checker PE %d",
+                        rounds, target, checker);
     shmem_free(a);
     shmem_free(go);
     shmem_free(done);

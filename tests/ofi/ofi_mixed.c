@@ -16,6 +16,8 @@
 
 #include <shmem.h>
 
+#include "../common/check.h"
+
 static uint64_t add64, cas64, xor64;
 static uint32_t add32;
 
@@ -25,16 +27,14 @@ int main(int argc, char **argv)
     const char *en = getenv("SHMEM_EMULATE_NODES");
     int nodes = en ? atoi(en) : 1;
     shmem_init();
-    int me = shmem_my_pe(), n = shmem_n_pes(), bad = 0;
+    int me = shmem_my_pe(), n = shmem_n_pes();
     if (nodes < 1)
         nodes = 1;
     for (int p = 0; p < n; p++) {
         int same = p % nodes == me % nodes;
-        if ((shmem_ptr(&add64, p) != NULL) != same) {
-            printf("PE %d: shmem_ptr to PE %d is %s, expected %s with %d emulated nodes\n", me, p,
-                   same ? "NULL" : "non-NULL", same ? "non-NULL" : "NULL", nodes);
-            bad = 1;
-        }
+        CHECK_EQ(shmem_ptr(&add64, p) != NULL, same,
+                 "shmem_ptr to PE %d is %s, expected %s with %d emulated nodes", p,
+                 same ? "NULL" : "non-NULL", same ? "non-NULL" : "NULL", nodes);
     }
     shmem_barrier_all();
 
@@ -43,11 +43,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < n; i++) {
             int t = (int)((me + r + i) % n);
             uint64_t old = shmem_uint64_atomic_fetch_add(&add64, 1, t);
-            if (old >= 3ull * (uint64_t)n * (uint64_t)rounds) {
-                printf("PE %d: fetch-add on PE %d returned %" PRIu64 ", beyond any total\n", me, t,
-                       old);
-                bad = 1;
-            }
+            CHECK_LT(old, 3ull * (uint64_t)n * (uint64_t)rounds,
+                     "fetch-add on PE %d returned a value beyond any total", t);
             shmem_uint64_atomic_add(&add64, 2, t);
             shmem_uint32_atomic_add(&add32, 1, t);
             (void)shmem_uint32_atomic_fetch_inc(&add32, t);
@@ -61,22 +58,12 @@ int main(int argc, char **argv)
     shmem_barrier_all();
 
     uint64_t per = (uint64_t)n * (uint64_t)rounds;
-    if (add64 != 3 * per || add32 != 2 * per || cas64 != per || xor64 != 0) {
-        printf("PE %d: add64 %" PRIu64 " (expected %" PRIu64 "), add32 %" PRIu32
-               " (expected %" PRIu64 "), cas64 %" PRIu64 " (expected %" PRIu64 "), xor64 %#" PRIx64
-               " (expected 0)\n",
-               me, add64, 3 * per, add32, 2 * per, cas64, per, xor64);
-        bad = 1;
-    }
-    int *all_bad = shmem_calloc(1, sizeof *all_bad);
-    shmem_barrier_all();
-    if (bad)
-        shmem_int_atomic_add(all_bad, 1, 0);
-    shmem_barrier_all();
-    if (me == 0 && !*all_bad)
-        printf("ok: %d PEs, %d emulated node(s), %ld rounds of mixed AMOs on every PE\n", n, nodes,
-               rounds);
-    int rc = *all_bad != 0;
+    CHECK_EQ(add64, 3 * per);
+    CHECK_EQ(add32, 2 * per);
+    CHECK_EQ(cas64, per);
+    CHECK_EQ(xor64, 0);
+    int rc = check_done("ofi_mixed", "%d emulated node(s), %ld rounds of mixed AMOs on every PE",
+                        nodes, rounds);
     shmem_finalize();
     return rc;
 }

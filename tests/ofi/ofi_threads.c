@@ -18,6 +18,8 @@
 
 #include <shmem.h>
 
+#include "../common/check.h"
+
 #define MAXT 16
 
 static uint64_t ctx_sum;  /* AMOs through private contexts */
@@ -45,10 +47,7 @@ static void *work(void *arg)
 {
     int t = (int)(intptr_t)arg;
     shmem_ctx_t ctx;
-    if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx)) {
-        printf("PE %d thread %d: shmem_ctx_create failed\n", me, t);
-        exit(1);
-    }
+    REQUIRE_EQ(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx), 0, "thread %d", t);
     for (int i = 0; i < iters; i++) {
         int pe = (me + i) % n;
         shmem_ctx_uint64_atomic_add(ctx, &ctx_sum, 1, pe);
@@ -73,24 +72,16 @@ int main(int argc, char **argv)
     if (nt > MAXT)
         nt = MAXT;
     int provided;
-    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) || provided != SHMEM_THREAD_MULTIPLE) {
-        printf("SHMEM_THREAD_MULTIPLE not provided\n");
-        return 1;
-    }
+    REQUIRE_EQ(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided), 0);
+    REQUIRE_EQ(provided, SHMEM_THREAD_MULTIPLE);
     me = shmem_my_pe();
     n = shmem_n_pes();
-    if (n > 1024 || iters < 1 || iters >= (1 << 30)) {
-        printf("at most 1024 PEs and 2^30 iterations\n");
-        return 1;
-    }
+    REQUIRE(n <= 1024 && iters >= 1 && iters < (1 << 30), "at most 1024 PEs and 2^30 iterations");
     per = (iters + n - 1) / n;
     size_t words = (size_t)nt * (size_t)n * (size_t)per;
     ctx_slots = shmem_calloc(words, sizeof *ctx_slots);
     dflt_slots = shmem_calloc(words, sizeof *dflt_slots);
-    if (!ctx_slots || !dflt_slots) {
-        printf("PE %d: no symmetric memory for %zu words\n", me, 2 * words);
-        return 1;
-    }
+    REQUIRE(ctx_slots && dflt_slots, "no symmetric memory for %zu words", 2 * words);
     pthread_t th[MAXT];
     for (int t = 0; t < nt; t++)
         pthread_create(&th[t], NULL, work, (void *)(intptr_t)t);
@@ -104,16 +95,11 @@ int main(int argc, char **argv)
         for (int i = 0; i < iters; i++)
             if ((src + i) % n == me)
                 expect += (uint64_t)nt;
-    int rc = 0;
-    if (ctx_sum != expect || dflt_sum != expect) {
-        printf("FAIL PE %d: private-context sum %" PRIu64 ", default-context sum %" PRIu64
-               ", expected %" PRIu64 "\n",
-               me, ctx_sum, dflt_sum, expect);
-        rc = 1;
-    }
+    CHECK_EQ(ctx_sum, expect, "AMOs through the private contexts");
+    CHECK_EQ(dflt_sum, expect, "AMOs through the default context");
     /* The threads quieted their contexts before destroying them, and the
      * barrier completed the default context's puts: every word is here. */
-    long bad = 0, checked = 0;
+    long checked = 0;
     for (int src = 0; src < n; src++)
         for (int t = 0; t < nt; t++)
             for (int i = 0; i < iters; i++) {
@@ -123,10 +109,9 @@ int main(int argc, char **argv)
                 for (int d = 0; d < 2; d++) {
                     uint64_t got = d ? dflt_slots[k] : ctx_slots[k], want = stamp(src, t, i, d);
                     checked++;
-                    if (got != want && bad++ < 5)
-                        printf("FAIL PE %d: put of PE %d thread %d iteration %d through the %s "
-                               "context: word holds %#" PRIx64 ", expected %#" PRIx64 "\n",
-                               me, src, t, i, d ? "default" : "private", got, want);
+                    CHECK_EQ(got, want,
+                             "put of PE %d thread %d iteration %d through the %s context", src, t,
+                             i, d ? "default" : "private");
                 }
             }
     /* And no word that no put was meant for was written. */
@@ -134,18 +119,14 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < words_here; k++) {
         int src = (int)(k / (size_t)per % (size_t)n), i = (int)(k % (size_t)per) * n;
         i += ((me - src - i) % n + n) % n; /* the iteration of this slot that targets me */
-        if (i >= iters && (ctx_slots[k] || dflt_slots[k]) && bad++ < 5)
-            printf("FAIL PE %d: word %zu was written, but no put targets it\n", me, k);
+        if (i >= iters)
+            CHECK(!ctx_slots[k] && !dflt_slots[k], "word %zu was written, but no put targets it",
+                  k);
     }
-    if (bad) {
-        printf("FAIL PE %d: %ld of %ld put words wrong\n", me, bad, checked);
-        rc = 1;
-    }
-    shmem_barrier_all();
-    if (me == 0 && !rc)
-        printf("ok: %d PEs x %d threads x %d iterations, private contexts and the default one: "
-               "AMO sums and all %ld put words on PE 0 right\n",
-               n, nt, iters, checked);
+    int rc = check_done("ofi_threads",
+                        "%d threads x %d iterations, private contexts and the "
+                        "default one: AMO sums and all %ld put words on PE 0 right",
+                        nt, iters, checked);
     shmem_free(dflt_slots);
     shmem_free(ctx_slots);
     shmem_finalize();

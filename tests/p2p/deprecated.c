@@ -28,89 +28,89 @@ static long long wll;
     do {                                                                                           \
         shmem_##TN##_set(&var, (T)10, right);                                                      \
         shmem_quiet();                                                                             \
-        T_CHECK(shmem_##TN##_fetch(&var, right) == (T)10, #TN "_set/fetch");                      \
+        REQUIRE_EQ(shmem_##TN##_fetch(&var, right), (T)10, #TN "_set/fetch");                      \
         shmem_##TN##_add(&var, (T)5, right);                                                       \
         shmem_quiet();                                                                             \
-        T_CHECK(shmem_##TN##_fetch(&var, right) == (T)15, #TN "_add: %lld",                       \
-                (long long)shmem_##TN##_fetch(&var, right));                                       \
+        REQUIRE_EQ(shmem_##TN##_fetch(&var, right), (T)15, #TN "_add: %lld",                       \
+                   (long long)shmem_##TN##_fetch(&var, right));                                    \
         shmem_##TN##_inc(&var, right);                                                             \
         shmem_quiet();                                                                             \
-        T_CHECK(shmem_##TN##_fadd(&var, (T)3, right) == (T)16, #TN "_inc then _fadd");            \
-        T_CHECK(shmem_##TN##_finc(&var, right) == (T)19, #TN "_finc");                            \
-        T_CHECK(shmem_##TN##_cswap(&var, (T)20, (T)7, right) == (T)20, #TN "_cswap (match)");     \
-        T_CHECK(shmem_##TN##_cswap(&var, (T)99, (T)1, right) == (T)7, #TN "_cswap (no match)");   \
-        T_CHECK(shmem_##TN##_swap(&var, (T)42, right) == (T)7, #TN "_swap");                      \
-        T_CHECK(shmem_##TN##_fetch(&var, right) == (T)42, #TN "_fetch after swap");               \
+        REQUIRE_EQ(shmem_##TN##_fadd(&var, (T)3, right), (T)16, #TN "_inc then _fadd");            \
+        REQUIRE_EQ(shmem_##TN##_finc(&var, right), (T)19, #TN "_finc");                            \
+        REQUIRE_EQ(shmem_##TN##_cswap(&var, (T)20, (T)7, right), (T)20, #TN "_cswap (match)");     \
+        REQUIRE_EQ(shmem_##TN##_cswap(&var, (T)99, (T)1, right), (T)7, #TN "_cswap (no match)");   \
+        REQUIRE_EQ(shmem_##TN##_swap(&var, (T)42, right), (T)7, #TN "_swap");                      \
+        REQUIRE_EQ(shmem_##TN##_fetch(&var, right), (T)42, #TN "_fetch after swap");               \
     } while (0)
 
 int main(void)
 {
     shmem_init();
-    t_watchdog(120);
+    check_watchdog(120);
     int me = shmem_my_pe(), npes = shmem_n_pes();
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
 
-    t_stage("deprecated AMOs");
+    check_stage("deprecated AMOs");
     AMO_SEQ(int, int, dint);
     AMO_SEQ(long, long, dlong);
     AMO_SEQ(longlong, long long, dll);
     shmem_float_set(&dflt, 1.5f, right);
     shmem_quiet();
-    T_CHECK(shmem_float_fetch(&dflt, right) == 1.5f, "float_set/fetch");
-    T_CHECK(shmem_float_swap(&dflt, -2.25f, right) == 1.5f, "float_swap");
-    T_CHECK(shmem_float_fetch(&dflt, right) == -2.25f, "float_fetch after swap");
+    REQUIRE_EQ(shmem_float_fetch(&dflt, right), 1.5f, "float_set/fetch");
+    REQUIRE_EQ(shmem_float_swap(&dflt, -2.25f, right), 1.5f, "float_swap");
+    REQUIRE_EQ(shmem_float_fetch(&dflt, right), -2.25f, "float_fetch after swap");
     shmem_double_set(&ddbl, 1e300, right);
     shmem_quiet();
-    T_CHECK(shmem_double_fetch(&ddbl, right) == 1e300, "double_set/fetch");
-    T_CHECK(shmem_double_swap(&ddbl, -0.125, right) == 1e300, "double_swap");
-    T_CHECK(shmem_double_fetch(&ddbl, right) == -0.125, "double_fetch after swap");
+    REQUIRE_EQ(shmem_double_fetch(&ddbl, right), 1e300, "double_set/fetch");
+    REQUIRE_EQ(shmem_double_swap(&ddbl, -0.125, right), 1e300, "double_swap");
+    REQUIRE_EQ(shmem_double_fetch(&ddbl, right), -0.125, "double_fetch after swap");
     shmem_barrier_all();
-    T_CHECK(dint == 42 && dlong == 42 && dll == 42 && dflt == -2.25f && ddbl == -0.125,
+    REQUIRE(dint == 42 && dlong == 42 && dll == 42 && dflt == -2.25f && ddbl == -0.125,
             "final values from PE %d: %d %ld %lld %g %g", left, dint, dlong, dll, (double)dflt,
             ddbl);
     shmem_barrier_all();
 
-    t_stage("deprecated waits");
+    check_stage("deprecated waits");
     /* Each PE releases its right neighbour in turn through every wait. */
     shmem_long_atomic_set(&wl, 5, right);
     shmem_wait(&wl, 0); /* until != 0 */
-    T_CHECK(wl == 5, "shmem_wait returned with %ld", wl);
+    REQUIRE_EQ(wl, 5, "shmem_wait returned with %ld", wl);
     shmem_int_atomic_set(&wi, 6, right);
     shmem_int_wait(&wi, 0);
-    T_CHECK(wi == 6, "shmem_int_wait returned with %d", wi);
+    REQUIRE_EQ(wi, 6, "shmem_int_wait returned with %d", wi);
     shmem_long_atomic_set(&wl2, 7, right);
     shmem_long_wait(&wl2, 0);
-    T_CHECK(wl2 == 7, "shmem_long_wait returned with %ld", wl2);
+    REQUIRE_EQ(wl2, 7, "shmem_long_wait returned with %ld", wl2);
     shmem_longlong_atomic_set(&wll, 8, right);
     shmem_longlong_wait(&wll, 0);
-    T_CHECK(wll == 8, "shmem_longlong_wait returned with %lld", wll);
+    REQUIRE_EQ(wll, 8, "shmem_longlong_wait returned with %lld", wll);
     shmem_short_p(&ws, 9, right);
     shmem_short_wait(&ws, 0);
-    T_CHECK(ws == 9, "shmem_short_wait returned with %d", ws);
+    REQUIRE_EQ(ws, 9, "shmem_short_wait returned with %d", ws);
     shmem_short_p(&ws2, -3, right);
     shmem_short_wait_until(&ws2, SHMEM_CMP_LT, 0);
-    T_CHECK(ws2 == -3, "shmem_short_wait_until(LT 0) returned with %d", ws2);
-    T_CHECK(shmem_short_test(&ws2, SHMEM_CMP_EQ, -3) == 1, "shmem_short_test(EQ) false");
-    T_CHECK(shmem_short_test(&ws2, SHMEM_CMP_GT, 0) == 0, "shmem_short_test(GT 0) true");
+    REQUIRE_EQ(ws2, -3, "shmem_short_wait_until(LT 0) returned with %d", ws2);
+    REQUIRE_EQ(shmem_short_test(&ws2, SHMEM_CMP_EQ, -3), 1, "shmem_short_test(EQ) false");
+    REQUIRE_EQ(shmem_short_test(&ws2, SHMEM_CMP_GT, 0), 0, "shmem_short_test(GT 0) true");
     shmem_ushort_p(&wus, 60000, right);
     shmem_ushort_wait_until(&wus, SHMEM_CMP_GT, 32768);
-    T_CHECK(wus == 60000, "shmem_ushort_wait_until (unsigned compare) returned with %u", wus);
-    T_CHECK(shmem_ushort_test(&wus, SHMEM_CMP_GE, 60000) == 1, "shmem_ushort_test(GE) false");
-    T_CHECK(shmem_ushort_test(&wus, SHMEM_CMP_LT, 1) == 0, "shmem_ushort_test(LT 1) true");
+    REQUIRE_EQ(wus, 60000, "shmem_ushort_wait_until (unsigned compare) returned with %u", wus);
+    REQUIRE_EQ(shmem_ushort_test(&wus, SHMEM_CMP_GE, 60000), 1, "shmem_ushort_test(GE) false");
+    REQUIRE_EQ(shmem_ushort_test(&wus, SHMEM_CMP_LT, 1), 0, "shmem_ushort_test(LT 1) true");
 
     /* The long-typed C function, through its address and by name. */
     void (*wu)(long *, int, long) = shmem_wait_until;
     shmem_long_atomic_set(&wl3, 11, right);
     wu(&wl3, SHMEM_CMP_EQ, 11);
-    T_CHECK(wl3 == 11, "shmem_wait_until through a pointer returned with %ld", wl3);
+    REQUIRE_EQ(wl3, 11, "shmem_wait_until through a pointer returned with %ld", wl3);
     shmem_barrier_all();
     shmem_long_atomic_add(&wl3, 1, right);
     (shmem_wait_until)(&wl3, SHMEM_CMP_GE, 12);
-    T_CHECK(wl3 == 12, "(shmem_wait_until)(...) returned with %ld", wl3);
+    REQUIRE_EQ(wl3, 12, "(shmem_wait_until)(...) returned with %ld", wl3);
     /* and the generic of the same name on a long still works */
     shmem_wait_until(&wl3, SHMEM_CMP_EQ, 12);
 
-    t_done("deprecated", "30 deprecated AMO names, 10 deprecated waits/tests");
+    int status = check_done("deprecated", "30 deprecated AMO names, 10 deprecated waits/tests");
     shmem_finalize();
-    return 0;
+    return status;
 }

@@ -145,7 +145,7 @@ def run_program():
 static int ncalls;
 static void expect(int fam, int type, int ctx, const char *call)
 {
-    T_CHECK(hit_fam == fam && hit_type >= 0 && same_type[type][hit_type] && hit_ctx == ctx,
+    REQUIRE(hit_fam == fam && hit_type >= 0 && same_type[type][hit_type] && hit_ctx == ctx,
             "%s with %s%s landed in %s%s_%s (expected shmem_%s%s_%s or a same-type name)", call,
             ctx ? "a context and " : "", type_names[type],
             hit_ctx == 1 ? "shmem_ctx_" : hit_ctx == 0 ? "shmem_" : "(nothing) ",
@@ -174,15 +174,15 @@ static void expect(int fam, int type, int ctx, const char *call)
 int main(void)
 {
     shmem_init();
-    t_watchdog(120);
+    check_watchdog(120);
     int me = shmem_my_pe(), npes = shmem_n_pes();
     shmem_ctx_t ctx;
-    T_CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create failed");
-    t_stage("generic selection");
+    REQUIRE_EQ(shmem_ctx_create(0, &ctx), 0, "shmem_ctx_create failed");
+    check_stage("generic selection");
     run_generics((me + 1) % npes, ctx);
     shmem_ctx_destroy(ctx);
     /* A generic call also moves the data: a typed round trip. */
-    t_stage("generic data");
+    check_stage("generic data");
     static int gi[4];
     static long double gld[4];
     int vi[4] = {1, -2, 3, -4};
@@ -192,11 +192,12 @@ int main(void)
     shmem_put(gld, vld, 4, (me + 1) % npes);
     shmem_barrier_all();
     for (int i = 0; i < 4; i++)
-        T_CHECK(gi[i] == vi[i] && gld[i] == vld[i], "shmem_put generic data word %d", i);
-    T_CHECK(shmem_g(&gi[3], (me + 1) % npes) == -4, "shmem_g generic");
-    t_done("generics", "%d generic calls selected the right typed routine", ncalls);
+        REQUIRE(gi[i] == vi[i] && gld[i] == vld[i], "shmem_put generic data word %d", i);
+    REQUIRE_EQ(shmem_g(&gi[3], (me + 1) % npes), -4, "shmem_g generic");
+    int status =
+        check_done("generics", "%d generic calls selected the right typed routine", ncalls);
     shmem_finalize();
-    return 0;
+    return status;
 }
 """)
     return "\n".join(out) + "\n"

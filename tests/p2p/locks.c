@@ -37,17 +37,17 @@ static long fifo_len;
 int main(void)
 {
     shmem_init();
-    t_watchdog(150);
+    check_watchdog(150);
     int me = shmem_my_pe(), npes = shmem_n_pes(), last = npes - 1;
-    T_CHECK(npes <= 64, "at most 64 PEs");
+    REQUIRE_LE(npes, 64, "at most 64 PEs");
 
     long *hlock = shmem_calloc(1 + NLOCKS, sizeof(long));
     long *hcount = shmem_calloc(2, sizeof(long));
-    T_CHECK(hlock && hcount, "allocation failed");
+    REQUIRE(hlock && hcount, "allocation failed");
     long *hlocks = hlock + 1;
 
     /* ---- 1. mutual exclusion ------------------------------------------ */
-    t_stage("mutex");
+    check_stage("mutex");
     const char *tp = shmemx_transport_name();
     int scale = (tp && strcmp(tp, "shm") == 0) ? 10 : 1; /* fewer over a network */
     int iters = 800 * scale / npes; /* 8000 acquisitions of each lock in all on shm */
@@ -64,27 +64,26 @@ int main(void)
     }
     shmem_barrier_all();
     if (me == 0)
-        T_CHECK(gcount == (long)iters * npes,
-                "global lock: counter on PE 0 is %ld after %d x %d locked increments", gcount,
-                npes, iters);
+        REQUIRE_EQ(gcount, (long)iters * npes,
+                   "global lock: counter on PE 0 is %ld after %d x %d locked increments", gcount,
+                   npes, iters);
     if (me == last)
-        T_CHECK(hcount[0] == 2L * iters * npes,
-                "heap lock: counter on PE %d is %ld, expected %ld", last, hcount[0],
-                2L * iters * npes);
+        REQUIRE_EQ(hcount[0], 2L * iters * npes, "heap lock: counter on PE %d is %ld, expected %ld",
+                   last, hcount[0], 2L * iters * npes);
     shmem_barrier_all();
 
     /* ---- 2. test_lock ---------------------------------------------------- */
-    t_stage("test_lock");
+    check_stage("test_lock");
     for (int h = 0; h < npes; h++) {
         if (me == h) {
             int rc = shmem_test_lock(&glock2);
-            T_CHECK(rc == 0, "test_lock on a free lock returned %d (holder to be PE %d)", rc, h);
+            REQUIRE_EQ(rc, 0, "test_lock on a free lock returned %d (holder to be PE %d)", rc, h);
         }
         shmem_barrier_all();
         if (me != h) {
             for (int k = 0; k < 3; k++) {
                 int rc = shmem_test_lock(&glock2);
-                T_CHECK(rc != 0, "test_lock returned 0 while PE %d holds the lock", h);
+                REQUIRE_NE(rc, 0, "test_lock returned 0 while PE %d holds the lock", h);
             }
         }
         shmem_barrier_all();
@@ -108,12 +107,12 @@ int main(void)
     }
     shmem_barrier_all();
     if (me == last)
-        T_CHECK(gcount2 == 2L * titers * npes, "test_lock/set_lock counter %ld, expected %ld",
-                gcount2, 2L * titers * npes);
+        REQUIRE_EQ(gcount2, 2L * titers * npes, "test_lock/set_lock counter %ld, expected %ld",
+                   gcount2, 2L * titers * npes);
     shmem_barrier_all();
 
     /* ---- 3. several locks --------------------------------------------- */
-    t_stage("several");
+    check_stage("several");
     int niter = 240 * scale / npes;
     for (int i = 0; i < niter; i++) {
         /* nested: global then heap */
@@ -134,12 +133,12 @@ int main(void)
     }
     shmem_barrier_all();
     if (me == 0)
-        T_CHECK(gcount == (long)iters * npes + (long)niter * npes,
-                "nested locks: counter on PE 0 is %ld, expected %ld", gcount,
-                (long)iters * npes + (long)niter * npes);
+        REQUIRE_EQ(gcount, (long)iters * npes + (long)niter * npes,
+                   "nested locks: counter on PE 0 is %ld, expected %ld", gcount,
+                   (long)iters * npes + (long)niter * npes);
     if (me == last)
-        T_CHECK(hcount[1] == (long)niter * npes, "nested locks: heap counter %ld, expected %ld",
-                hcount[1], (long)niter * npes);
+        REQUIRE_EQ(hcount[1], (long)niter * npes, "nested locks: heap counter %ld, expected %ld",
+                   hcount[1], (long)niter * npes);
     for (int k = 0; k < NLOCKS; k++) {
         if (k % npes != me)
             continue;
@@ -147,8 +146,8 @@ int main(void)
         for (int p = 0; p < npes; p++)
             for (int i = 0; i < niter; i++)
                 want += (p + i) % NLOCKS == k;
-        T_CHECK(garr_count[k] == want, "lock array: counter %d is %ld, expected %ld", k,
-                garr_count[k], want);
+        REQUIRE_EQ(garr_count[k], want, "lock array: counter %d is %ld, expected %ld", k,
+                   garr_count[k], want);
     }
     /* Independence: PE 0 holds one lock while the others use another. */
     if (me == 0)
@@ -158,8 +157,7 @@ int main(void)
         for (int i = 0; i < 50; i++) {
             shmem_set_lock(&glock);
             shmem_clear_lock(&glock);
-            T_CHECK(shmem_test_lock(&glock_indep) != 0,
-                    "test_lock acquired a lock PE 0 holds");
+            REQUIRE_NE(shmem_test_lock(&glock_indep), 0, "test_lock acquired a lock PE 0 holds");
         }
     shmem_barrier_all();
     if (me == 0)
@@ -167,7 +165,7 @@ int main(void)
     shmem_barrier_all();
 
     /* ---- 4. FIFO ----------------------------------------------------------- */
-    t_stage("fifo");
+    check_stage("fifo");
     for (int i = 0; i < FIFO_ROUNDS; i++) {
         /* The log length just before asking: a FIFO lock lets at most
          * npes-1 others in between this read and our acquisition (the
@@ -186,12 +184,12 @@ int main(void)
     }
     shmem_barrier_all();
     if (me == 0) {
-        T_CHECK(fifo_len == (long)FIFO_ROUNDS * npes, "FIFO log has %ld entries, expected %ld",
-                fifo_len, (long)FIFO_ROUNDS * npes);
+        REQUIRE_EQ(fifo_len, (long)FIFO_ROUNDS * npes, "FIFO log has %ld entries, expected %ld",
+                   fifo_len, (long)FIFO_ROUNDS * npes);
         long cnt[64] = {0};
         for (long i = 0; i < fifo_len; i++) {
             int p = fifo_log[i];
-            T_CHECK(p >= 0 && p < npes, "FIFO log entry %ld is %d", i, p);
+            REQUIRE(p >= 0 && p < npes, "FIFO log entry %ld is %d", i, p);
             /* The bound needs our enqueue (an AMO) to take effect when it
              * is issued: true for CPU atomics (shm), not for a transport
              * that applies AMOs when the target next progresses, where
@@ -204,7 +202,7 @@ int main(void)
                  * outnumber cores here) lets each other PE in once more.
                  * An unfair lock lets a running releaser re-acquire at will
                  * and breaks this bound quickly. */
-                T_CHECK(others >= 0 && others <= 2 * npes - 1,
+                REQUIRE(others >= 0 && others <= 2 * npes - 1,
                         "not FIFO: PE %d asked for the lock when the log had %ld entries and got "
                         "it at position %ld: %ld acquisitions by others in between (at most %d "
                         "allowed)",
@@ -213,14 +211,15 @@ int main(void)
             cnt[p]++;
         }
         for (int p = 0; p < npes; p++)
-            T_CHECK(cnt[p] == FIFO_ROUNDS, "PE %d acquired the lock %ld times, expected %d", p,
-                    cnt[p], FIFO_ROUNDS);
+            REQUIRE_EQ(cnt[p], FIFO_ROUNDS, "PE %d acquired the lock %ld times, expected %d", p,
+                       cnt[p], FIFO_ROUNDS);
     }
     shmem_barrier_all();
     shmem_free(hlock);
     shmem_free(hcount);
-    t_done("locks", "%d locked increments per lock, test_lock, %d locks, FIFO over %d rounds",
-           iters * npes, NLOCKS + 3, FIFO_ROUNDS);
+    int status = check_done(
+        "locks", "%d locked increments per lock, test_lock, %d locks, FIFO over %d rounds",
+        iters * npes, NLOCKS + 3, FIFO_ROUNDS);
     shmem_finalize();
-    return 0;
+    return status;
 }

@@ -65,22 +65,22 @@ static const char *form_name(int f)
 int main(void)
 {
     shmem_init();
-    t_watchdog(150);
+    check_watchdog(150);
     int me = shmem_my_pe(), npes = shmem_n_pes();
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
 
     shmem_ctx_t ctx;
-    T_CHECK(shmem_ctx_create(0, &ctx) == 0, "shmem_ctx_create(0) failed");
+    REQUIRE_EQ(shmem_ctx_create(0, &ctx), 0, "shmem_ctx_create(0) failed");
 
     /* ---- 1. the generated table ------------------------------------- */
-    t_stage("table");
+    check_stage("table");
     static struct round rounds[MAXROUNDS];
     int nr = 0;
     for (size_t k = 0; k < sig_ntypes; k++)
         for (int f = 0; f < sig_types[k].nforms; f++)
             for (int nbi = 0; nbi < 2; nbi++)
                 for (int op = 0; op < 2; op++) {
-                    T_CHECK(nr < MAXROUNDS, "too many rounds");
+                    REQUIRE_LT(nr, MAXROUNDS, "too many rounds");
                     rounds[nr++] = (struct round){&sig_types[k], f, nbi,
                                                   op ? SHMEM_SIGNAL_ADD : SHMEM_SIGNAL_SET};
                 }
@@ -88,7 +88,7 @@ int main(void)
     char *hdest = shmem_calloc((size_t)nr, SLOT);
     uint64_t *hsig = shmem_calloc((size_t)nr, sizeof(uint64_t));
     char *srcpool = malloc((size_t)nr * SLOT);
-    T_CHECK(hdest && hsig && srcpool, "allocation failed");
+    REQUIRE(hdest && hsig && srcpool, "allocation failed");
 
     /* Where round r lands: dest alternates heap, heap, global, global;
      * the signal word heap, global. */
@@ -129,31 +129,31 @@ int main(void)
             want = ADD_A + (uint64_t)r + 1;
             got = shmem_signal_wait_until(sig_of[r], SHMEM_CMP_GE, want);
         }
-        T_CHECK(got == want,
-                "%s put_signal%s form %s op %s round %d: signal_wait_until returned %#llx, "
-                "expected %#llx",
-                R->t->name, R->nbi ? "_nbi" : "", form_name(R->form),
-                R->op == SHMEM_SIGNAL_SET ? "SET" : "ADD", r, (unsigned long long)got,
-                (unsigned long long)want);
+        REQUIRE_EQ(got, want,
+                   "%s put_signal%s form %s op %s round %d: signal_wait_until returned %#llx, "
+                   "expected %#llx",
+                   R->t->name, R->nbi ? "_nbi" : "", form_name(R->form),
+                   R->op == SHMEM_SIGNAL_SET ? "SET" : "ADD", r, (unsigned long long)got,
+                   (unsigned long long)want);
         long bad = R->t->check(dest_of[r], count_of(R->t, nel_of[r]), seed_of(left, r));
-        T_CHECK(bad < 0,
-                "%s put_signal%s form %s op %s round %d (%s dest, %s signal, %zu elems from PE "
-                "%d): element %ld wrong once the signal was visible",
-                R->t->name, R->nbi ? "_nbi" : "", form_name(R->form),
-                R->op == SHMEM_SIGNAL_SET ? "SET" : "ADD", r, r % 4 < 2 ? "heap" : "global",
-                r % 2 ? "global" : "heap", nel_of[r], left, bad);
-        T_CHECK(shmem_signal_fetch(sig_of[r]) == want, "%s round %d: signal_fetch %#llx != %#llx",
-                R->t->name, r, (unsigned long long)shmem_signal_fetch(sig_of[r]),
-                (unsigned long long)want);
+        REQUIRE_LT(bad, 0,
+                   "%s put_signal%s form %s op %s round %d (%s dest, %s signal, %zu elems from PE "
+                   "%d): element %ld wrong once the signal was visible",
+                   R->t->name, R->nbi ? "_nbi" : "", form_name(R->form),
+                   R->op == SHMEM_SIGNAL_SET ? "SET" : "ADD", r, r % 4 < 2 ? "heap" : "global",
+                   r % 2 ? "global" : "heap", nel_of[r], left, bad);
+        REQUIRE_EQ(shmem_signal_fetch(sig_of[r]), want, "%s round %d: signal_fetch %#llx != %#llx",
+                   R->t->name, r, (unsigned long long)shmem_signal_fetch(sig_of[r]),
+                   (unsigned long long)want);
     }
     shmem_barrier_all();
 
     /* ---- 2. signal_add / signal_set / signal_fetch ------------------- */
-    t_stage("signal_add");
+    check_stage("signal_add");
     uint64_t *hcnt = shmem_calloc(1, sizeof(uint64_t));
     uint64_t *hset = shmem_calloc((size_t)npes * 4, sizeof(uint64_t));
     static uint64_t gset[4 * 64];
-    T_CHECK(hcnt && hset && npes <= 64, "allocation failed");
+    REQUIRE(hcnt && hset && npes <= 64, "allocation failed");
     for (int i = 0; i < npes; i++) {
         int pe = (me + i) % npes;
         (shmem_signal_add)(hcnt, (uint64_t)me + 1, pe);          /* the C function */
@@ -168,17 +168,17 @@ int main(void)
     shmem_ctx_quiet(ctx);
     uint64_t total = 1001 * (uint64_t)npes * ((uint64_t)npes + 1) / 2;
     uint64_t got = shmem_signal_wait_until(hcnt, SHMEM_CMP_EQ, total);
-    T_CHECK(got == total, "heap signal_add total %llu, expected %llu", (unsigned long long)got,
-            (unsigned long long)total);
+    REQUIRE_EQ(got, total, "heap signal_add total %llu, expected %llu", (unsigned long long)got,
+               (unsigned long long)total);
     got = shmem_signal_wait_until(&gsig_cnt, SHMEM_CMP_GE, total);
-    T_CHECK(got == total, "global ctx_signal_add total %llu, expected %llu",
-            (unsigned long long)got, (unsigned long long)total);
+    REQUIRE_EQ(got, total, "global ctx_signal_add total %llu, expected %llu",
+               (unsigned long long)got, (unsigned long long)total);
     for (int p = 0; p < npes; p++) {
         uint64_t *w[4] = {&hset[4 * p], &hset[4 * p + 1], &gset[4 * p + 2], &gset[4 * p + 3]};
         for (int j = 0; j < 4; j++) {
             uint64_t want = 11 * (uint64_t)(j + 1) + (uint64_t)p;
             got = shmem_signal_wait_until(w[j], SHMEM_CMP_NE, 0);
-            T_CHECK(got == want && shmem_signal_fetch(w[j]) == want,
+            REQUIRE(got == want && shmem_signal_fetch(w[j]) == want,
                     "signal_set form %d from PE %d: got %llu, expected %llu", j, p,
                     (unsigned long long)got, (unsigned long long)want);
         }
@@ -193,21 +193,21 @@ int main(void)
                  {SHMEM_CMP_LT, total + 1}, {SHMEM_CMP_LT, UINT64_MAX}, {SHMEM_CMP_LE, total}};
         for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
             got = shmem_signal_wait_until(hcnt, c[i].cmp, c[i].v);
-            T_CHECK(got == total, "signal_wait_until cmp %d value %llu returned %llu", c[i].cmp,
-                    (unsigned long long)c[i].v, (unsigned long long)got);
+            REQUIRE_EQ(got, total, "signal_wait_until cmp %d value %llu returned %llu", c[i].cmp,
+                       (unsigned long long)c[i].v, (unsigned long long)got);
         }
     }
     shmem_barrier_all();
 
     /* ---- 3. all-to-all put_signal ADD into one word ------------------ */
-    t_stage("all-to-all");
+    check_stage("all-to-all");
     enum { A2A = 96 };
     char *a2a = shmem_calloc((size_t)npes, A2A);
     long *a2al = shmem_calloc((size_t)npes, A2A);
     uint64_t *a2a_sig = shmem_calloc(2, sizeof(uint64_t));
     char *a2a_src = malloc(A2A);
     long a2al_src[A2A / sizeof(long)];
-    T_CHECK(a2a && a2al && a2a_sig && a2a_src, "allocation failed");
+    REQUIRE(a2a && a2al && a2a_sig && a2a_src, "allocation failed");
     sig_fill_bytes(a2a_src, A2A, seed_of(me, 7777));
     for (size_t i = 0; i < A2A / sizeof(long); i++)
         a2al_src[i] = (long)t_mix(seed_of(me, 8888) + i);
@@ -220,28 +220,27 @@ int main(void)
     }
     shmem_quiet();
     got = shmem_signal_wait_until(&a2a_sig[0], SHMEM_CMP_EQ, (uint64_t)npes);
-    T_CHECK(got == (uint64_t)npes, "all-to-all putmem_signal count %llu",
-            (unsigned long long)got);
+    REQUIRE_EQ(got, (uint64_t)npes, "all-to-all putmem_signal count %llu", (unsigned long long)got);
     got = shmem_signal_wait_until(&a2a_sig[1], SHMEM_CMP_EQ, 3 * (uint64_t)npes);
-    T_CHECK(got == 3 * (uint64_t)npes, "all-to-all long_put_signal_nbi count %llu",
-            (unsigned long long)got);
+    REQUIRE_EQ(got, 3 * (uint64_t)npes, "all-to-all long_put_signal_nbi count %llu",
+               (unsigned long long)got);
     for (int p = 0; p < npes; p++) {
         long bad = sig_check_bytes(a2a + (size_t)p * A2A, A2A, seed_of(p, 7777));
-        T_CHECK(bad < 0, "all-to-all putmem_signal data from PE %d wrong at byte %ld", p, bad);
+        REQUIRE_LT(bad, 0, "all-to-all putmem_signal data from PE %d wrong at byte %ld", p, bad);
         for (size_t i = 0; i < A2A / sizeof(long); i++)
-            T_CHECK(a2al[(size_t)p * (A2A / sizeof(long)) + i] ==
-                        (long)t_mix(seed_of(p, 8888) + i),
-                    "all-to-all long_put_signal_nbi data from PE %d wrong at %zu", p, i);
+            REQUIRE_EQ(a2al[(size_t)p * (A2A / sizeof(long)) + i],
+                       (long)t_mix(seed_of(p, 8888) + i),
+                       "all-to-all long_put_signal_nbi data from PE %d wrong at %zu", p, i);
     }
     shmem_barrier_all();
 
     /* ---- 4. large transfers: the signal must not overtake the data ---- */
-    t_stage("large");
+    check_stage("large");
     const size_t big = 1 << 20;
     char *hlarge = shmem_malloc(big);
     uint64_t *hls = shmem_calloc(2, sizeof(uint64_t)); /* [0] signal, [1] ack */
     char *lsrc = malloc(big);
-    T_CHECK(hlarge && hls && lsrc, "allocation failed");
+    REQUIRE(hlarge && hls && lsrc, "allocation failed");
     shmem_barrier_all();
     for (int it = 0; it < 8; it++) {
         int global = it % 2, nbi = (it / 2) % 2;
@@ -264,9 +263,10 @@ int main(void)
         }
         got = shmem_signal_wait_until(sig, SHMEM_CMP_EQ, v);
         long bad = sig_check_bytes(dst, len, seed_of(left, 100 + it));
-        T_CHECK(bad < 0, "large %s putmem_signal%s iteration %d (%zu bytes from PE %d): byte %ld "
-                         "wrong once the signal was visible",
-                global ? "global" : "heap", nbi ? "_nbi" : "", it, len, left, bad);
+        REQUIRE_LT(bad, 0,
+                   "large %s putmem_signal%s iteration %d (%zu bytes from PE %d): byte %ld "
+                   "wrong once the signal was visible",
+                   global ? "global" : "heap", nbi ? "_nbi" : "", it, len, left, bad);
         shmem_signal_set(ack, v, left);
         shmem_signal_wait_until(ack, SHMEM_CMP_EQ, v); /* right has read ours */
     }
@@ -285,9 +285,10 @@ int main(void)
     shmem_free(a2a_sig);
     shmem_free(hlarge);
     shmem_free(hls);
-    t_done("signal", "%d put-with-signal rounds over %zu table rows, signal add/set/fetch, "
-                     "all-to-all, large",
-           nr, sig_ntypes);
+    int status = check_done("signal",
+                            "%d put-with-signal rounds over %zu table rows, signal add/set/fetch, "
+                            "all-to-all, large",
+                            nr, sig_ntypes);
     shmem_finalize();
-    return 0;
+    return status;
 }

@@ -59,7 +59,7 @@ static long count_pes(int yes)
 static uint64_t wait_stat(int which)
 {
     uint64_t v = shmemx_wait_stat(which);
-    T_CHECK(v != UINT64_MAX, "shmemx_wait_stat(%d) does not know its counter", which);
+    REQUIRE_NE(v, UINT64_MAX, "shmemx_wait_stat(%d) does not know its counter", which);
     return v;
 }
 
@@ -85,7 +85,7 @@ static void ring(const char *stage, int how, long *word, int rounds)
 {
     int me = shmem_my_pe(), npes = shmem_n_pes();
     int next = (me + 1) % npes;
-    t_stage(stage);
+    check_stage(stage);
     shmem_barrier_all();
     for (long r = 1; r <= rounds; r++) {
         /* PE 0 starts round r; the others pass it on once it reaches them. */
@@ -93,15 +93,15 @@ static void ring(const char *stage, int how, long *word, int rounds)
             long want = me == 0 ? r - 1 : r;
             if (how == BY_SIGNAL || how == BY_SIGADD) {
                 uint64_t v = shmem_signal_wait_until(&gsig, SHMEM_CMP_GE, (uint64_t)want);
-                T_CHECK(v == (uint64_t)want, "round %ld: signal is %llu", r,
-                        (unsigned long long)v);
+                REQUIRE_EQ(v, (uint64_t)want, "round %ld: signal is %llu", r,
+                           (unsigned long long)v);
                 if (how == BY_SIGNAL)
-                    T_CHECK(gpayload == want * 7, "round %ld: payload %ld before its signal", r,
-                            gpayload);
+                    REQUIRE_EQ(gpayload, want * 7, "round %ld: payload %ld before its signal", r,
+                               gpayload);
             } else {
                 shmem_long_wait_until(word, SHMEM_CMP_GE, want);
                 long v = shmem_long_atomic_fetch(word, me);
-                T_CHECK(v == want, "round %ld: word is %ld, expected %ld", r, v, want);
+                REQUIRE_EQ(v, want, "round %ld: word is %ld, expected %ld", r, v, want);
             }
         }
         maybe_compute(r);
@@ -133,7 +133,7 @@ static void ring(const char *stage, int how, long *word, int rounds)
 int main(void)
 {
     shmem_init();
-    t_watchdog(150);
+    check_watchdog(150);
     int me = shmem_my_pe(), npes = shmem_n_pes();
     const char *tp = shmemx_transport_name();
     int scale = (tp && strcmp(tp, "shm") == 0) ? 4 : 1; /* fewer over a network */
@@ -143,7 +143,7 @@ int main(void)
     long *slots = shmem_calloc((size_t)npes, sizeof(long));
     long *release = shmem_calloc(1, sizeof(long));
     long *count = shmem_calloc(1, sizeof(long));
-    T_CHECK(hword && slots && release && count, "allocation failed");
+    REQUIRE(hword && slots && release && count, "allocation failed");
 
     ring("p", BY_P, hword, rounds);
     ring("atomic_set", BY_SET, hword, rounds);
@@ -153,17 +153,17 @@ int main(void)
     ring("signal_add", BY_SIGADD, &gword, rounds);
 
     /* ---- 7. a wait on several words ------------------------------------ */
-    t_stage("wait_until_any");
+    check_stage("wait_until_any");
     for (long r = 1; r <= rounds; r++) {
         if (me == 0) {
             int seen = 1;
             size_t done[64] = {0};
-            T_CHECK(npes <= 64, "at most 64 PEs");
+            REQUIRE_LE(npes, 64, "at most 64 PEs");
             int *status = calloc((size_t)npes, sizeof(int));
             status[0] = 1;
             while (seen < npes) {
                 size_t i = shmem_long_wait_until_any(slots, (size_t)npes, status, SHMEM_CMP_EQ, r);
-                T_CHECK(i < (size_t)npes && !status[i] && !done[i], "round %ld: index %zu", r, i);
+                REQUIRE(i < (size_t)npes && !status[i] && !done[i], "round %ld: index %zu", r, i);
                 done[i] = 1;
                 status[i] = 1;
                 seen++;
@@ -182,26 +182,26 @@ int main(void)
     shmem_barrier_all();
 
     /* ---- 8. barriers ------------------------------------------------------ */
-    t_stage("barrier");
+    check_stage("barrier");
     for (long r = 1; r <= rounds; r++) {
         shmem_long_atomic_inc(count, 0);
         if (me == (int)(r % npes))
             compute(r % 4 == 0 ? 300 : 0);
         shmem_barrier_all();
         if (me == 0)
-            T_CHECK(*count == r * npes, "barrier %ld: count %ld, expected %ld", r, *count,
-                    r * npes);
+            REQUIRE_EQ(*count, r * npes, "barrier %ld: count %ld, expected %ld", r, *count,
+                       r * npes);
         shmem_barrier_all();
     }
 
     /* ---- 9 and 10. long waits that must sleep ------------------------- */
     int can_sleep = (int)wait_stat(SHMEMX_WAIT_CAN_SLEEP);
-    T_CHECK(count_pes(can_sleep) == (can_sleep ? npes : 0),
-            "PEs of one job disagree whether waits may sleep");
+    REQUIRE_EQ(count_pes(can_sleep), (can_sleep ? npes : 0),
+               "PEs of one job disagree whether waits may sleep");
     long tries[2] = {0, 0};
     for (int stage = 0; stage < 2; stage++) {
         int waking = stage == 1; /* 10: a write that wakes */
-        t_stage(waking ? "long wait, woken" : "long wait");
+        check_stage(waking ? "long wait, woken" : "long wait");
         long missing = 0;
         for (int t = 0; t < 5; t++) {
             tries[stage]++;
@@ -224,7 +224,7 @@ int main(void)
                 ok = !waking || npes == 1 || wait_stat(SHMEMX_WAIT_WAKES) > wakes;
             } else {
                 shmem_long_wait_until(release, SHMEM_CMP_EQ, t + 1);
-                T_CHECK(*release == t + 1, "try %d: release is %ld", t, *release);
+                REQUIRE_EQ(*release, t + 1, "try %d: release is %ld", t, *release);
                 ok = wait_stat(SHMEMX_WAIT_NAPS) > naps &&
                      (!waking || wait_stat(SHMEMX_WAIT_NAPS_WOKEN) > woken);
             }
@@ -233,31 +233,35 @@ int main(void)
                 break;
         }
         if (can_sleep)
-            T_CHECK(missing == 0,
-                    "%ld of %d PEs never %s in 5 waits of 50 to 800 ms (waits may sleep here)",
-                    missing, npes,
-                    waking ? "had a nap ended by a wake-up, or sent one (PE 0)" : "napped");
+            REQUIRE_EQ(missing, 0,
+                       "%ld of %d PEs never %s in 5 waits of 50 to 800 ms (waits may sleep here)",
+                       missing, npes,
+                       waking ? "had a nap ended by a wake-up, or sent one (PE 0)" : "napped");
         shmem_barrier_all();
     }
     /* Where waits may not sleep, no wait of the whole program did. */
     long napped = count_pes(wait_stat(SHMEMX_WAIT_NAPS) > 0);
     if (!can_sleep)
-        T_CHECK(napped == 0, "%ld PEs slept although this transport's waits may not", napped);
+        REQUIRE_EQ(napped, 0, "%ld PEs slept although this transport's waits may not", napped);
     long naps_total = (long)wait_stat(SHMEMX_WAIT_NAPS);
     long woken_total = (long)wait_stat(SHMEMX_WAIT_NAPS_WOKEN);
     shmem_barrier_all();
 
+    int status;
     if (can_sleep)
-        t_done("sleep", "%d rounds of each way of waking; PE 0 napped %ld times (%ld woken), "
-               "long waits slept at try %ld and %ld", rounds, naps_total, woken_total, tries[0],
-               tries[1]);
+        status = check_done("sleep",
+                            "%d rounds of each way of waking; PE 0 napped %ld times (%ld "
+                            "woken), long waits slept at try %ld and %ld",
+                            rounds, naps_total, woken_total, tries[0], tries[1]);
     else
-        t_done("sleep", "%d rounds of each way of waking; waits may not sleep here, and no PE "
-               "napped", rounds);
+        status = check_done("sleep",
+                            "%d rounds of each way of waking; waits may not sleep here, "
+                            "and no PE napped",
+                            rounds);
     shmem_free(count);
     shmem_free(release);
     shmem_free(slots);
     shmem_free(hword);
     shmem_finalize();
-    return 0;
+    return status;
 }

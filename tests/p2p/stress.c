@@ -115,15 +115,15 @@ static long val(int src, int opi, int w)
 static uint64_t lane64(int src) { return 0xffull << (8 * src); }
 static uint32_t lane32(int src) { return 0xfu << (4 * src); }
 
-#define SCHECK(cond, ...)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            char m_[512];                                                                          \
-            snprintf(m_, sizeof m_, __VA_ARGS__);                                                  \
-            T_FAIL("%s [base seed %llu, run with that seed as argument to repeat]", m_,            \
-                   (unsigned long long)base_seed);                                                 \
-        }                                                                                          \
-    } while (0)
+/* Every failure names the seed, which replays the run: the stage carries it. */
+static char seed_stage_name[160];
+static void seed_stage(const char *name)
+{
+    snprintf(seed_stage_name, sizeof seed_stage_name,
+             "%s, base seed %llu: run with that seed as argument to repeat", name,
+             (unsigned long long)base_seed);
+    check_stage(seed_stage_name);
+}
 
 static void do_fence(struct model *m, int exec)
 {
@@ -146,21 +146,22 @@ static void do_quiet(struct model *m, int exec)
         for (int k = 0; k < npgets; k++) {
             struct pget *g = &pgets[k];
             for (int i = 0; i < g->len; i++)
-                SCHECK(g->buf[i] == m->R[g->t][g->off + i],
-                       "get_nbi of own region on PE %d word %d: %ld, expected %ld", g->t,
-                       g->off + i, g->buf[i], m->R[g->t][g->off + i]);
+                REQUIRE_EQ(g->buf[i], m->R[g->t][g->off + i],
+                           "get_nbi of own region on PE %d word %d: %ld, expected %ld", g->t,
+                           g->off + i, g->buf[i], m->R[g->t][g->off + i]);
         }
         for (int k = 0; k < m->npend; k++) {
             struct pfetch *f = &pfetch[k];
             if (f->mask)
-                SCHECK((f->got & f->mask) == f->want,
-                       "op %d %s (nbi, %d-bit): fetched lane %#llx, expected %#llx", f->opi,
-                       f->what, f->width, (unsigned long long)(f->got & f->mask),
-                       (unsigned long long)f->want);
+                REQUIRE_EQ((f->got & f->mask), f->want,
+                           "op %d %s (nbi, %d-bit): fetched lane %#llx, expected %#llx", f->opi,
+                           f->what, f->width, (unsigned long long)(f->got & f->mask),
+                           (unsigned long long)f->want);
             else
-                SCHECK(f->got >= f->want,
-                       "op %d %s (nbi): fetched %llu, less than this PE's own earlier adds %llu",
-                       f->opi, f->what, (unsigned long long)f->got, (unsigned long long)f->want);
+                REQUIRE_GE(
+                    f->got, f->want,
+                    "op %d %s (nbi): fetched %llu, less than this PE's own earlier adds %llu",
+                    f->opi, f->what, (unsigned long long)f->got, (unsigned long long)f->want);
         }
     }
     npgets = 0;
@@ -238,9 +239,9 @@ static void stream(int src, int exec, struct model *m)
                 else
                     buf[0] = shmem_long_g(from, t);
                 for (int i = 0; i < len; i++)
-                    SCHECK(buf[i] == m->R[t][off + i],
-                           "op %d: %s of own region on PE %d word %d: %ld, expected %ld", opi,
-                           kind ? "g" : "get", t, off + i, buf[i], m->R[t][off + i]);
+                    REQUIRE_EQ(buf[i], m->R[t][off + i],
+                               "op %d: %s of own region on PE %d word %d: %ld, expected %ld", opi,
+                               kind ? "g" : "get", t, off + i, buf[i], m->R[t][off + i]);
             }
         } else if (op < 56) { /* ---- counters */
             int k = (int)(r2 % NCNT), kind = (int)((r2 >> 8) % 7);
@@ -269,10 +270,11 @@ static void stream(int src, int exec, struct model *m)
                     } break;
                     }
                     if (kind == 1 || kind == 3)
-                        SCHECK(f >= before,
-                               "op %d: fetch_add/inc on counter %d of PE %d returned %ld, less than "
-                               "this PE's own earlier adds %ld",
-                               opi, k, t, f, before);
+                        REQUIRE_GE(
+                            f, before,
+                            "op %d: fetch_add/inc on counter %d of PE %d returned %ld, less than "
+                            "this PE's own earlier adds %ld",
+                            opi, k, t, f, before);
                 }
                 if (kind == 6)
                     m->npend++;
@@ -284,10 +286,10 @@ static void stream(int src, int exec, struct model *m)
                         shmem_uint32_atomic_add(&C32[k], add, t);
                     else {
                         uint32_t f = shmem_uint32_atomic_fetch_add(&C32[k], add, t);
-                        SCHECK(f >= before32 || before32 > 0x7fffffffu,
-                               "op %d: uint32 fetch_add on counter %d of PE %d returned %u, less "
-                               "than own earlier adds %u",
-                               opi, k, t, f, before32);
+                        REQUIRE(f >= before32 || before32 > 0x7fffffffu,
+                                "op %d: uint32 fetch_add on counter %d of PE %d returned %u, less "
+                                "than own earlier adds %u",
+                                opi, k, t, f, before32);
                     }
                 }
             }
@@ -326,11 +328,12 @@ static void stream(int src, int exec, struct model *m)
                         f = kind == 1   ? shmem_uint64_atomic_fetch_and(d, operand, t)
                             : kind == 2 ? shmem_uint64_atomic_fetch_or(d, operand, t)
                                         : shmem_uint64_atomic_fetch_xor(d, operand, t);
-                        SCHECK((f & lane) == before,
-                               "op %d: uint64 fetch_%s on word %d of PE %d: lane %#llx, expected "
-                               "%#llx",
-                               opi, names[kind], k, t, (unsigned long long)(f & lane),
-                               (unsigned long long)before);
+                        REQUIRE_EQ(
+                            (f & lane), before,
+                            "op %d: uint64 fetch_%s on word %d of PE %d: lane %#llx, expected "
+                            "%#llx",
+                            opi, names[kind], k, t, (unsigned long long)(f & lane),
+                            (unsigned long long)before);
                     } else if (kind == 1)
                         shmem_uint64_atomic_and(d, operand, t);
                     else if (kind == 2)
@@ -361,9 +364,10 @@ static void stream(int src, int exec, struct model *m)
                         uint32_t f = kind == 1   ? shmem_uint32_atomic_fetch_and(d, operand, t)
                                      : kind == 2 ? shmem_uint32_atomic_fetch_or(d, operand, t)
                                                  : shmem_uint32_atomic_fetch_xor(d, operand, t);
-                        SCHECK((f & lane) == before,
-                               "op %d: uint32 fetch_%s on word %d of PE %d: lane %#x, expected %#x",
-                               opi, names[kind], k, t, f & lane, before);
+                        REQUIRE_EQ(
+                            (f & lane), before,
+                            "op %d: uint32 fetch_%s on word %d of PE %d: lane %#x, expected %#x",
+                            opi, names[kind], k, t, f & lane, before);
                     } else if (kind == 1)
                         shmem_uint32_atomic_and(d, operand, t);
                     else if (kind == 2)
@@ -422,13 +426,13 @@ int main(int argc, char **argv)
     if (argc > 1)
         base_seed = strtoull(argv[1], NULL, 0);
     shmem_init();
-    t_watchdog(150);
+    check_watchdog(150);
     me = shmem_my_pe();
     npes = shmem_n_pes();
     const char *tp = shmemx_transport_name();
     if (!tp || strcmp(tp, "shm") != 0)
         NOPS = NOPS_NET;
-    T_CHECK(npes <= MAXPE, "at most %d PEs (one 8-bit lane per PE)", MAXPE);
+    REQUIRE_LE(npes, MAXPE, "at most %d PEs (one 8-bit lane per PE)", MAXPE);
 
     R = shmem_calloc(MAXPE * RW, sizeof(long));
     C = shmem_calloc(NCNT, sizeof(long));
@@ -439,12 +443,12 @@ int main(int argc, char **argv)
     D = shmem_calloc(MAXPE * NSLOT * DW, sizeof(long));
     mine = malloc(sizeof *mine);
     struct model *sim = malloc(sizeof *sim);
-    T_CHECK(R && C && C32 && B64 && B32 && S && D && mine && sim, "allocation failed");
+    REQUIRE(R && C && C32 && B64 && B32 && S && D && mine && sim, "allocation failed");
 
-    t_stage("stream");
+    seed_stage("stream");
     stream(me, 1, mine);
 
-    t_stage("signals");
+    seed_stage("signals");
     /* The put_signal slots: wait for each source's count, then its data
      * must be there (no barrier yet). */
     long wantC[NCNT] = {0};
@@ -454,32 +458,32 @@ int main(int argc, char **argv)
     for (int s = 0; s < npes; s++) {
         stream(s, 0, sim);
         if (s == me)
-            SCHECK(memcmp(sim->R, mine->R, sizeof sim->R) == 0 &&
-                       sim->nfence == mine->nfence && sim->nquiet == mine->nquiet,
-                   "simulated stream differs from the executed one");
+            REQUIRE(memcmp(sim->R, mine->R, sizeof sim->R) == 0 && sim->nfence == mine->nfence &&
+                        sim->nquiet == mine->nquiet,
+                    "simulated stream differs from the executed one");
         uint64_t got = shmem_signal_wait_until(&S[s], SHMEM_CMP_EQ, sim->sigcnt[me]);
-        SCHECK(got == sim->sigcnt[me], "signal of PE %d: %llu, expected %llu", s,
-               (unsigned long long)got, (unsigned long long)sim->sigcnt[me]);
+        REQUIRE_EQ(got, sim->sigcnt[me], "signal of PE %d: %llu, expected %llu", s,
+                   (unsigned long long)got, (unsigned long long)sim->sigcnt[me]);
         for (int k = 0; k < NSLOT; k++)
             for (int i = 0; i < DW; i++)
-                SCHECK(D[((size_t)s * NSLOT + (size_t)k) * DW + (size_t)i] == sim->D[me][k][i],
-                       "put_signal slot %d word %d from PE %d: %ld, expected %ld once its "
-                       "signal reached %llu",
-                       k, i, s, D[((size_t)s * NSLOT + (size_t)k) * DW + (size_t)i],
-                       sim->D[me][k][i], (unsigned long long)sim->sigcnt[me]);
+                REQUIRE_EQ(D[((size_t)s * NSLOT + (size_t)k) * DW + (size_t)i], sim->D[me][k][i],
+                           "put_signal slot %d word %d from PE %d: %ld, expected %ld once its "
+                           "signal reached %llu",
+                           k, i, s, D[((size_t)s * NSLOT + (size_t)k) * DW + (size_t)i],
+                           sim->D[me][k][i], (unsigned long long)sim->sigcnt[me]);
     }
     shmem_barrier_all();
 
-    t_stage("check");
+    seed_stage("check");
     long nf = 0, nq = 0;
     for (int s = 0; s < npes; s++) {
         stream(s, 0, sim);
         nf += sim->nfence;
         nq += sim->nquiet;
         for (int i = 0; i < RW; i++)
-            SCHECK(R[(size_t)s * RW + (size_t)i] == sim->R[me][i],
-                   "region of PE %d word %d: %ld, expected %ld", s, i,
-                   R[(size_t)s * RW + (size_t)i], sim->R[me][i]);
+            REQUIRE_EQ(R[(size_t)s * RW + (size_t)i], sim->R[me][i],
+                       "region of PE %d word %d: %ld, expected %ld", s, i,
+                       R[(size_t)s * RW + (size_t)i], sim->R[me][i]);
         for (int k = 0; k < NCNT; k++) {
             wantC[k] += sim->cadd[me][k];
             want32[k] += sim->c32[me][k];
@@ -490,14 +494,14 @@ int main(int argc, char **argv)
         }
     }
     for (int k = 0; k < NCNT; k++) {
-        SCHECK(C[k] == wantC[k], "long counter %d: %ld, expected %ld", k, C[k], wantC[k]);
-        SCHECK(C32[k] == want32[k], "uint32 counter %d: %u, expected %u", k, C32[k], want32[k]);
+        REQUIRE_EQ(C[k], wantC[k], "long counter %d: %ld, expected %ld", k, C[k], wantC[k]);
+        REQUIRE_EQ(C32[k], want32[k], "uint32 counter %d: %u, expected %u", k, C32[k], want32[k]);
     }
     for (int k = 0; k < NB; k++) {
-        SCHECK(B64[k] == wantB64[k], "uint64 bit word %d: %#llx, expected %#llx", k,
-               (unsigned long long)B64[k], (unsigned long long)wantB64[k]);
-        SCHECK(B32[k] == wantB32[k], "uint32 bit word %d: %#x, expected %#x", k, B32[k],
-               wantB32[k]);
+        REQUIRE_EQ(B64[k], wantB64[k], "uint64 bit word %d: %#llx, expected %#llx", k,
+                   (unsigned long long)B64[k], (unsigned long long)wantB64[k]);
+        REQUIRE_EQ(B32[k], wantB32[k], "uint32 bit word %d: %#x, expected %#x", k, B32[k],
+                   wantB32[k]);
     }
     shmem_barrier_all();
     free(mine);
@@ -509,8 +513,9 @@ int main(int argc, char **argv)
     shmem_free(B32);
     shmem_free(S);
     shmem_free(D);
-    t_done("stress", "base seed %llu, %d ops per PE, %ld fences and %ld quiets in all",
-           (unsigned long long)base_seed, NOPS, nf, nq);
+    int status =
+        check_done("stress", "base seed %llu, %d ops per PE, %ld fences and %ld quiets in all",
+                   (unsigned long long)base_seed, NOPS, nf, nq);
     shmem_finalize();
-    return 0;
+    return status;
 }

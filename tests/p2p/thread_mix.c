@@ -105,15 +105,15 @@ int main(void)
 {
     int provided = -1;
     int rc = shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
-    T_CHECK(rc == 0, "shmem_init_thread(SHMEM_THREAD_MULTIPLE) returned %d", rc);
+    REQUIRE_EQ(rc, 0, "shmem_init_thread(SHMEM_THREAD_MULTIPLE) returned %d", rc);
     /* Ten times the longest run seen with the fair lock (2-8 PEs, load 8);
      * with the old lock ofi tcp took about ten times as long. */
-    t_watchdog(100);
-    T_CHECK(provided == SHMEM_THREAD_MULTIPLE, "shmem_init_thread provided %d, not MULTIPLE (%d)",
-            provided, SHMEM_THREAD_MULTIPLE);
+    check_watchdog(100);
+    REQUIRE_EQ(provided, SHMEM_THREAD_MULTIPLE, "shmem_init_thread provided %d, not MULTIPLE (%d)",
+               provided, SHMEM_THREAD_MULTIPLE);
     me = shmem_my_pe();
     npes = shmem_n_pes();
-    T_CHECK(npes < NS, "at most %d PEs", NS - 1);
+    REQUIRE_LT(npes, NS, "at most %d PEs", NS - 1);
     const char *tp = shmemx_transport_name();
     if (!tp || strcmp(tp, "shm") != 0)
         rounds = ROUNDS_NET;
@@ -122,32 +122,33 @@ int main(void)
     shared_count = 0;
     shmem_barrier_all();
 
-    t_stage("threads");
+    check_stage("threads");
     pthread_barrier_init(&start, NULL, NT);
     pthread_t th[NT];
     struct targ args[NT];
     for (int t = 0; t < NT; t++) {
         args[t].t = t;
         args[t].err[0] = 0;
-        T_CHECK(pthread_create(&th[t], NULL, player, &args[t]) == 0, "pthread_create failed");
+        REQUIRE_EQ(pthread_create(&th[t], NULL, player, &args[t]), 0, "pthread_create failed");
     }
     for (int t = 0; t < NT; t++)
         pthread_join(th[t], NULL);
     pthread_barrier_destroy(&start);
     for (int t = 0; t < NT; t++)
-        T_CHECK(!args[t].err[0], "%s", args[t].err);
+        REQUIRE(!args[t].err[0], "%s", args[t].err);
     shmem_barrier_all();
 
-    t_stage("check");
-    T_CHECK(hits == rounds, "the hit counter is %d, expected %d", hits, rounds);
-    T_CHECK(own_adds == 2 * rounds && turn == 2 * rounds,
+    check_stage("check");
+    REQUIRE_EQ(hits, rounds, "the hit counter is %d, expected %d", hits, rounds);
+    REQUIRE(own_adds == 2 * rounds && turn == 2 * rounds,
             "the turn-takers' adds are %d and the turn word %d, expected %d", own_adds, turn,
             2 * rounds);
     if (me == 0)
-        T_CHECK(shared_count == 2L * npes * rounds, "PE 0's shared word is %ld, expected %ld",
-                shared_count, 2L * npes * rounds);
-    t_done("thread_mix", "adder, waiter and two turn-takers x %d rounds on the default context",
-           rounds);
+        REQUIRE_EQ(shared_count, 2L * npes * rounds, "PE 0's shared word is %ld, expected %ld",
+                   shared_count, 2L * npes * rounds);
+    int status =
+        check_done("thread_mix",
+                   "adder, waiter and two turn-takers x %d rounds on the default context", rounds);
     shmem_finalize();
-    return 0;
+    return status;
 }

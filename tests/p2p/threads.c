@@ -95,45 +95,45 @@ int main(void)
 {
     int provided = -1;
     int rc = shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
-    T_CHECK(rc == 0, "shmem_init_thread(SHMEM_THREAD_MULTIPLE) returned %d", rc);
-    t_watchdog(150);
-    T_CHECK(provided == SHMEM_THREAD_MULTIPLE, "shmem_init_thread provided %d, not MULTIPLE (%d)",
-            provided, SHMEM_THREAD_MULTIPLE);
+    REQUIRE_EQ(rc, 0, "shmem_init_thread(SHMEM_THREAD_MULTIPLE) returned %d", rc);
+    check_watchdog(150);
+    REQUIRE_EQ(provided, SHMEM_THREAD_MULTIPLE, "shmem_init_thread provided %d, not MULTIPLE (%d)",
+               provided, SHMEM_THREAD_MULTIPLE);
     int q = -1;
     shmem_query_thread(&q);
-    T_CHECK(q == SHMEM_THREAD_MULTIPLE, "shmem_query_thread says %d", q);
+    REQUIRE_EQ(q, SHMEM_THREAD_MULTIPLE, "shmem_query_thread says %d", q);
     me = shmem_my_pe();
     npes = shmem_n_pes();
     const char *tp = shmemx_transport_name();
     if (!tp || strcmp(tp, "shm") != 0)
         ITER = ITER_NET;
-    T_CHECK(npes <= 64, "at most 64 PEs");
+    REQUIRE_LE(npes, 64, "at most 64 PEs");
     kslots = (ITER + npes - 1) / npes;
     size_t rwords = (size_t)npes * NT * (size_t)kslots * W;
     region = shmem_calloc(rwords, sizeof(long));
     cnt = shmem_calloc(NC, sizeof(long));
-    T_CHECK(region && cnt, "allocation failed");
+    REQUIRE(region && cnt, "allocation failed");
 
-    t_stage("threads");
+    check_stage("threads");
     pthread_barrier_init(&start, NULL, NT);
     pthread_t th[NT];
     struct targ args[NT];
     for (int t = 0; t < NT; t++) {
         args[t].t = t;
         args[t].err[0] = 0;
-        T_CHECK(pthread_create(&th[t], NULL, worker, &args[t]) == 0, "pthread_create failed");
+        REQUIRE_EQ(pthread_create(&th[t], NULL, worker, &args[t]), 0, "pthread_create failed");
     }
     for (int t = 0; t < NT; t++)
         pthread_join(th[t], NULL);
     for (int t = 0; t < NT; t++)
-        T_CHECK(!args[t].err[0], "%s", args[t].err);
+        REQUIRE(!args[t].err[0], "%s", args[t].err);
     shmem_barrier_all();
 
-    t_stage("check");
+    check_stage("check");
     /* Every slot: written exactly once (by the iteration that targets this
      * PE) or never (still zero). */
     static char written[1 << 20];
-    T_CHECK(rwords / W <= sizeof written, "too many slots");
+    REQUIRE_LE(rwords / W, sizeof written, "too many slots");
     memset(written, 0, rwords / W);
     long want[NC] = {0};
     for (int p = 0; p < npes; p++)
@@ -144,26 +144,29 @@ int main(void)
                 size_t s = slot_index(p, t, i);
                 written[s / W] = 1;
                 for (int w = 0; w < W; w++)
-                    T_CHECK(region[s + (size_t)w] == val(p, t, i, w),
-                            "slot of PE %d thread %d iteration %d word %d is %ld, expected %ld", p,
-                            t, i, w, region[s + (size_t)w], val(p, t, i, w));
+                    REQUIRE_EQ(region[s + (size_t)w], val(p, t, i, w),
+                               "slot of PE %d thread %d iteration %d word %d is %ld, expected %ld",
+                               p, t, i, w, region[s + (size_t)w], val(p, t, i, w));
                 want[i % NC] += (long)p * NT + t + 1;
                 want[(i + t) % NC] += 1000;
             }
     for (size_t s = 0; s < rwords / W; s++)
         if (!written[s])
             for (int w = 0; w < W; w++)
-                T_CHECK(region[s * W + (size_t)w] == 0, "slot %zu was never a target but holds %ld",
-                        s, region[s * W + (size_t)w]);
+                REQUIRE_EQ(region[s * W + (size_t)w], 0,
+                           "slot %zu was never a target but holds %ld", s,
+                           region[s * W + (size_t)w]);
     for (int c = 0; c < NC; c++)
-        T_CHECK(cnt[c] == want[c], "counter %d is %ld, expected %ld (ctx fetch_adds + default "
-                                   "context adds from %d threads on %d PEs)",
-                c, cnt[c], want[c], NT, npes);
+        REQUIRE_EQ(cnt[c], want[c],
+                   "counter %d is %ld, expected %ld (ctx fetch_adds + default "
+                   "context adds from %d threads on %d PEs)",
+                   c, cnt[c], want[c], NT, npes);
     shmem_barrier_all();
     shmem_free(region);
     shmem_free(cnt);
-    t_done("threads", "%d threads x %d iterations per PE, private contexts + default context",
-           NT, ITER);
+    int status = check_done("threads",
+                            "%d threads x %d iterations per PE, private contexts + default context",
+                            NT, ITER);
     shmem_finalize();
-    return 0;
+    return status;
 }

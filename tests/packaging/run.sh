@@ -111,7 +111,8 @@ expect_files libplugshmem-dev /usr/bin/oshcc /usr/bin/oshc++ /usr/include/shmem.
     /usr/bin/plugshmem-transport-check /usr/libexec/plugshmem/suite_api \
     $sdk/writing-a-transport.md $sdk/examples/transport-loopback/loopback.c \
     $sdk/examples/transport-loopback/loopback.cpp $sdk/common/progress_thread.c \
-    $sdk/common/progress_thread.h $sdk/common/lock.h $sdk/common/cpu_relax.h
+    $sdk/common/progress_thread.h $sdk/common/lock.h $sdk/common/cpu_relax.h \
+    $sdk/common/backoff.h
 for t in ofi ucx; do
     expect_files "plugshmem-transport-$t" "$L/plugshmem/transport-$t.so"
 done

@@ -4,7 +4,7 @@
  * then all PEs hammering words on PE 0), on heap and global targets; and
  * the deprecated names, which call the same code.
  */
-#include "check.h"
+#include "../common/check.h"
 
 int amo_types_run(void);
 
@@ -20,29 +20,30 @@ static void deprecated(long *w)
     /* each PE uses only its right neighbour's words, which only it touches */
     shmem_barrier_all();
     shmem_int_set(wi, 5, right);
-    CHECK(shmem_int_fetch(wi, right) == 5, "shmem_int_fetch");
-    CHECK(shmem_int_cswap(wi, 4, 9, right) == 5, "shmem_int_cswap (failing)");
-    CHECK(shmem_int_cswap(wi, 5, 9, right) == 5, "shmem_int_cswap");
-    CHECK(shmem_int_fadd(wi, 3, right) == 9, "shmem_int_fadd");
-    CHECK(shmem_int_finc(wi, right) == 12, "shmem_int_finc");
+    REQUIRE_EQ(shmem_int_fetch(wi, right), 5, "shmem_int_fetch");
+    REQUIRE_EQ(shmem_int_cswap(wi, 4, 9, right), 5, "shmem_int_cswap (failing)");
+    REQUIRE_EQ(shmem_int_cswap(wi, 5, 9, right), 5, "shmem_int_cswap");
+    REQUIRE_EQ(shmem_int_fadd(wi, 3, right), 9, "shmem_int_fadd");
+    REQUIRE_EQ(shmem_int_finc(wi, right), 12, "shmem_int_finc");
     shmem_int_inc(wi, right);
     shmem_int_add(wi, 10, right);
-    CHECK(shmem_int_swap(wi, -1, right) == 24, "shmem_int_swap");
+    REQUIRE_EQ(shmem_int_swap(wi, -1, right), 24, "shmem_int_swap");
     shmem_longlong_set(wll, 1LL << 40, right);
     shmem_longlong_add(wll, 1, right);
     shmem_longlong_inc(wll, right);
-    CHECK(shmem_longlong_fadd(wll, 2, right) == (1LL << 40) + 2, "shmem_longlong_fadd");
-    CHECK(shmem_longlong_finc(wll, right) == (1LL << 40) + 4, "shmem_longlong_finc");
-    CHECK(shmem_longlong_cswap(wll, (1LL << 40) + 5, 7, right) == (1LL << 40) + 5, "shmem_longlong_cswap");
-    CHECK(shmem_longlong_swap(wll, 8, right) == 7, "shmem_longlong_swap");
-    CHECK(shmem_longlong_fetch(wll, right) == 8, "shmem_longlong_fetch");
+    REQUIRE_EQ(shmem_longlong_fadd(wll, 2, right), (1LL << 40) + 2, "shmem_longlong_fadd");
+    REQUIRE_EQ(shmem_longlong_finc(wll, right), (1LL << 40) + 4, "shmem_longlong_finc");
+    REQUIRE_EQ(shmem_longlong_cswap(wll, (1LL << 40) + 5, 7, right), (1LL << 40) + 5,
+               "shmem_longlong_cswap");
+    REQUIRE_EQ(shmem_longlong_swap(wll, 8, right), 7, "shmem_longlong_swap");
+    REQUIRE_EQ(shmem_longlong_fetch(wll, right), 8, "shmem_longlong_fetch");
     shmem_double_set(wd, 2.5, right);
-    CHECK(shmem_double_swap(wd, -0.75, right) == 2.5, "shmem_double_swap");
-    CHECK(shmem_double_fetch(wd, right) == -0.75, "shmem_double_fetch");
+    REQUIRE_EQ(shmem_double_swap(wd, -0.75, right), 2.5, "shmem_double_swap");
+    REQUIRE_EQ(shmem_double_fetch(wd, right), -0.75, "shmem_double_fetch");
     shmem_float_set(wf, 1.25f, right);
-    CHECK(shmem_float_swap(wf, 3.5f, right) == 1.25f, "shmem_float_swap");
-    CHECK(shmem_float_fetch(wf, right) == 3.5f, "shmem_float_fetch");
-    CHECK(shmem_int_fetch(wi, right) == -1, "shmem_int_fetch after swap");
+    REQUIRE_EQ(shmem_float_swap(wf, 3.5f, right), 1.25f, "shmem_float_swap");
+    REQUIRE_EQ(shmem_float_fetch(wf, right), 3.5f, "shmem_float_fetch");
+    REQUIRE_EQ(shmem_int_fetch(wi, right), -1, "shmem_int_fetch after swap");
     shmem_barrier_all();
     shmem_long_add(&w[4], me + 1, 0);
     shmem_barrier_all();
@@ -50,9 +51,10 @@ static void deprecated(long *w)
     for (int q = 0; q < np; q++)
         sum += q + 1;
     if (me == 0)
-        CHECK(w[4] == sum, "shmem_long_add from every PE gave %ld, expected %ld", w[4], sum);
-    CHECK(*wi == -1 && *wll == 8 && *wd == -0.75 && *wf == 3.5f,
-          "own words after the left neighbour's AMOs: %d %lld %g %g", *wi, *wll, *wd, (double)*wf);
+        REQUIRE_EQ(w[4], sum, "shmem_long_add from every PE gave %ld, expected %ld", w[4], sum);
+    REQUIRE(*wi == -1 && *wll == 8 && *wd == -0.75 && *wf == 3.5f,
+            "own words after the left neighbour's AMOs: %d %lld %g %g", *wi, *wll, *wd,
+            (double)*wf);
     shmem_barrier_all();
     if (me == 0)
         w[4] = 0;
@@ -63,16 +65,16 @@ int main(void)
     shmem_init();
     check_watchdog(150);
     int n = amo_types_run();
-    CHECK(n == 14, "the extended AMO table has %d types, the standard 14", n);
+    REQUIRE_EQ(n, 14, "the extended AMO table has %d types, the standard 14", n);
 
     check_stage("deprecated AMOs");
     long *h = shmem_calloc(5, sizeof(long));
-    CHECK(h != NULL, "shmem_calloc");
+    REQUIRE_NE(h, NULL, "shmem_calloc");
     deprecated(h);
     shmem_free(h);
     deprecated(g_dep);
 
-    check_summary("amo");
+    int status = check_done("amo");
     shmem_finalize();
-    return 0;
+    return status;
 }

@@ -6,12 +6,12 @@
  */
 #include <ctype.h>
 
-#include "check.h"
+#include "../common/check.h"
 
 static size_t heap_size(void)
 {
     const char *s = getenv("SHMEM_SYMMETRIC_SIZE");
-    CHECK(s != NULL, "run with SHMEM_SYMMETRIC_SIZE set (e.g. 1M)");
+    REQUIRE_NE(s, NULL, "run with SHMEM_SYMMETRIC_SIZE set (e.g. 1M)");
     char *end;
     size_t v = strtoull(s, &end, 10);
     switch (toupper((unsigned char)*end)) {
@@ -20,7 +20,7 @@ static size_t heap_size(void)
     case 'G': v <<= 30; break;
     default: break;
     }
-    CHECK(v >= (64u << 10) && v <= (64u << 20), "SHMEM_SYMMETRIC_SIZE=%s: use 64K to 64M", s);
+    REQUIRE(v >= (64u << 10) && v <= (64u << 20), "SHMEM_SYMMETRIC_SIZE=%s: use 64K to 64M", s);
     return v;
 }
 
@@ -32,8 +32,8 @@ static void put_check(unsigned char *p, size_t size, const char *what)
     shmem_putmem(p, &v[0], 1, right);
     shmem_putmem(p + size - 1, &v[1], 1, right);
     shmem_barrier_all();
-    CHECK(p[0] == left + 1 && p[size - 1] == left + 101, "%s: puts from PE %d to both ends: %u %u", what,
-          left, p[0], p[size - 1]);
+    REQUIRE(p[0] == left + 1 && p[size - 1] == left + 101,
+            "%s: puts from PE %d to both ends: %u %u", what, left, p[0], p[size - 1]);
     shmem_barrier_all();
 }
 
@@ -46,22 +46,22 @@ int main(void)
 
     check_stage("whole heap");
     unsigned char *all = shmem_malloc(H);
-    CHECK(all != NULL, "shmem_malloc of the whole %zu-byte heap", H);
+    REQUIRE_NE(all, NULL, "shmem_malloc of the whole %zu-byte heap", H);
     put_check(all, H, "the whole heap");
-    CHECK(shmem_malloc(64) == NULL, "shmem_malloc(64) with the heap full");
-    CHECK(shmem_calloc(1, 64) == NULL, "shmem_calloc(1, 64) with the heap full");
+    REQUIRE_EQ(shmem_malloc(64), NULL, "shmem_malloc(64) with the heap full");
+    REQUIRE_EQ(shmem_calloc(1, 64), NULL, "shmem_calloc(1, 64) with the heap full");
     shmem_free(all);
 
     check_stage("too big");
-    CHECK(shmem_malloc(H + 1) == NULL, "shmem_malloc(heap + 1)");
-    CHECK(shmem_malloc(2 * H) == NULL, "shmem_malloc(2 x heap)");
-    CHECK(shmem_malloc(SIZE_MAX) == NULL, "shmem_malloc(SIZE_MAX)");
-    CHECK(shmem_calloc(H + 1, 1) == NULL, "shmem_calloc(heap + 1, 1)");
-    CHECK(shmem_align(64, H + 64) == NULL, "shmem_align(64, heap + 64)");
-    CHECK(shmem_align(1u << 20, 2 * H) == NULL, "shmem_align(1 MiB, 2 x heap)");
-    CHECK(shmem_malloc_with_hints(2 * H, SHMEM_MALLOC_ATOMICS_REMOTE) == NULL,
-          "shmem_malloc_with_hints(2 x heap)");
-    CHECK(shmalloc(2 * H) == NULL, "shmalloc(2 x heap)");
+    REQUIRE_EQ(shmem_malloc(H + 1), NULL, "shmem_malloc(heap + 1)");
+    REQUIRE_EQ(shmem_malloc(2 * H), NULL, "shmem_malloc(2 x heap)");
+    REQUIRE_EQ(shmem_malloc(SIZE_MAX), NULL, "shmem_malloc(SIZE_MAX)");
+    REQUIRE_EQ(shmem_calloc(H + 1, 1), NULL, "shmem_calloc(heap + 1, 1)");
+    REQUIRE_EQ(shmem_align(64, H + 64), NULL, "shmem_align(64, heap + 64)");
+    REQUIRE_EQ(shmem_align(1u << 20, 2 * H), NULL, "shmem_align(1 MiB, 2 x heap)");
+    REQUIRE_EQ(shmem_malloc_with_hints(2 * H, SHMEM_MALLOC_ATOMICS_REMOTE), NULL,
+               "shmem_malloc_with_hints(2 x heap)");
+    REQUIRE_EQ(shmalloc(2 * H), NULL, "shmalloc(2 x heap)");
 
     check_stage("fill");
     enum { MAXB = 4096 };
@@ -71,10 +71,10 @@ int main(void)
         memset(blk[n], (int)(n + 1), bs);
         n++;
     }
-    CHECK(n >= 15 && n <= 16, "%zu blocks of %zu bytes fit in a %zu-byte heap", n, bs, H);
+    REQUIRE(n >= 15 && n <= 16, "%zu blocks of %zu bytes fit in a %zu-byte heap", n, bs, H);
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < bs; j += 997)
-            CHECK(blk[i][j] == (unsigned char)(i + 1), "block %zu byte %zu overwritten", i, j);
+            REQUIRE_EQ(blk[i][j], (unsigned char)(i + 1), "block %zu byte %zu overwritten", i, j);
     /* every PE ran out at the same block */
     long *cnt = (long *)blk[0];
     shmem_barrier_all();
@@ -84,36 +84,38 @@ int main(void)
     shmem_long_atomic_add(&cnt[0], (long)n, 0);
     shmem_barrier_all();
     if (me == 0)
-        CHECK(cnt[0] == (long)n * shmem_n_pes(), "the PEs got different block counts: total %ld", cnt[0]);
+        REQUIRE_EQ(cnt[0], (long)n * shmem_n_pes(), "the PEs got different block counts: total %ld",
+                   cnt[0]);
     shmem_barrier_all();
     for (size_t i = 0; i < n; i++)
         shmem_free(blk[i]);
 
     check_stage("usable again");
     all = shmem_malloc(H);
-    CHECK(all != NULL, "shmem_malloc of the whole heap after freeing %zu blocks", n);
+    REQUIRE_NE(all, NULL, "shmem_malloc of the whole heap after freeing %zu blocks", n);
     put_check(all, H, "the whole heap again");
     shmem_free(all);
 
     check_stage("realloc");
     unsigned char *half = shmem_malloc(H / 2);
-    CHECK(half != NULL, "shmem_malloc(heap / 2)");
+    REQUIRE_NE(half, NULL, "shmem_malloc(heap / 2)");
     for (size_t i = 0; i < H / 2; i++)
         half[i] = (unsigned char)(i * 7 + me);
-    CHECK(shmem_realloc(half, 2 * H) == NULL, "shmem_realloc beyond the heap is not NULL");
+    REQUIRE_EQ(shmem_realloc(half, 2 * H), NULL, "shmem_realloc beyond the heap is not NULL");
     for (size_t i = 0; i < H / 2; i++)
-        CHECK(half[i] == (unsigned char)(i * 7 + me), "a failed shmem_realloc changed byte %zu", i);
+        REQUIRE_EQ(half[i], (unsigned char)(i * 7 + me), "a failed shmem_realloc changed byte %zu",
+                   i);
     put_check(half, H / 2, "the block a realloc failed on");
     unsigned char *more = shmem_realloc(half, H - H / 8);
-    CHECK(more != NULL, "shmem_realloc(heap / 2 -> 7/8 heap)");
+    REQUIRE_NE(more, NULL, "shmem_realloc(heap / 2 -> 7/8 heap)");
     for (size_t i = 1; i < H / 2 - 1; i++)
-        CHECK(more[i] == (unsigned char)(i * 7 + me), "shmem_realloc growth lost byte %zu", i);
-    CHECK(shmem_realloc(more, 0) == NULL, "shmem_realloc(p, 0) is not NULL");
+        REQUIRE_EQ(more[i], (unsigned char)(i * 7 + me), "shmem_realloc growth lost byte %zu", i);
+    REQUIRE_EQ(shmem_realloc(more, 0), NULL, "shmem_realloc(p, 0) is not NULL");
     all = shmem_malloc(H); /* the realloc to 0 freed it */
-    CHECK(all != NULL, "shmem_malloc of the whole heap after shmem_realloc(p, 0)");
+    REQUIRE_NE(all, NULL, "shmem_malloc of the whole heap after shmem_realloc(p, 0)");
     shmem_free(all);
 
-    check_summary("memory_exhaust");
+    int status = check_done("memory_exhaust");
     shmem_finalize();
-    return 0;
+    return status;
 }

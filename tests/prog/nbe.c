@@ -7,7 +7,7 @@
  * many operations on one request; global (static) targets; a private
  * context's request; and the C11 generic names.
  */
-#include "check.h"
+#include "../common/check.h"
 #include <shmemx.h>
 
 #define M 64
@@ -35,13 +35,13 @@ static void visible_after_wait(long *data, long *flag, shmem_ctx_t ctx, const ch
         shmemx_ctx_long_put_nbe(ctx, data, src, M / 2, right, &r);
         shmemx_ctx_long_put_nbe(ctx, data + M / 2, src + M / 2, M / 2, right, &r);
         shmemx_request_wait(&r);
-        CHECK(r == SHMEMX_REQUEST_NULL, "wait did not reset the handle");
+        REQUIRE_EQ(r, SHMEMX_REQUEST_NULL, "wait did not reset the handle");
         shmem_atomic_set(flag, round, right);
         shmem_long_wait_until(flag, SHMEM_CMP_GE, round);
         for (int i = 0; i < M; i++)
-            CHECK(data[i] == round * 1000 + left * 100 + i,
-                  "%s round %ld: data[%d]=%ld seen after the flag, expected %ld", where, round, i,
-                  data[i], round * 1000 + left * 100 + i);
+            REQUIRE_EQ(data[i], round * 1000 + left * 100 + i,
+                       "%s round %ld: data[%d]=%ld seen after the flag, expected %ld", where, round,
+                       i, data[i], round * 1000 + left * 100 + i);
         /* the left PE may not overwrite data before we have read it */
         shmem_barrier_all();
     }
@@ -60,14 +60,14 @@ static void fetch_delivered(long *ctr)
     /* The network may apply them in any order, but each fetched a value of
      * its own. */
     for (int i = 0; i < 8; i++) {
-        CHECK(got[i] >= 0 && got[i] < 8L * np, "fetched %ld from a counter that reaches %d",
-              got[i], 8 * np);
+        REQUIRE(got[i] >= 0 && got[i] < 8L * np, "fetched %ld from a counter that reaches %d",
+                got[i], 8 * np);
         for (int j = 0; j < i; j++)
-            CHECK(got[i] != got[j], "two fetch_adds fetched %ld", got[i]);
+            REQUIRE_NE(got[i], got[j], "two fetch_adds fetched %ld", got[i]);
     }
     shmem_barrier_all();
     if (me == 0)
-        CHECK(*ctr == 8L * np, "counter %ld, expected %ld", *ctr, 8L * np);
+        REQUIRE_EQ(*ctr, 8L * np, "counter %ld, expected %ld", *ctr, 8L * np);
     shmem_barrier_all();
 }
 
@@ -86,19 +86,20 @@ static void merging(long *slots)
     shmemx_request_h *two[2] = {&r[0], &r[1]};
     shmemx_request_h m = SHMEMX_REQUEST_NULL;
     shmemx_request_merge(np > 1 ? 2 : 1, two, &m);
-    CHECK(r[0] == SHMEMX_REQUEST_NULL && r[1] == SHMEMX_REQUEST_NULL,
-          "merge left a merged handle set");
-    CHECK(m != SHMEMX_REQUEST_NULL, "merge of active requests gave SHMEMX_REQUEST_NULL");
+    REQUIRE(r[0] == SHMEMX_REQUEST_NULL && r[1] == SHMEMX_REQUEST_NULL,
+            "merge left a merged handle set");
+    REQUIRE_NE(m, SHMEMX_REQUEST_NULL, "merge of active requests gave SHMEMX_REQUEST_NULL");
     long got = -2;
     shmemx_long_get_nbe(&got, &slots[me], 1, me, &r[2]);
     shmemx_request_h *one[2] = {&r[2], &m};
     shmemx_request_merge(2, one, &m); /* into an active one, itself among them */
-    CHECK(r[2] == SHMEMX_REQUEST_NULL && m != SHMEMX_REQUEST_NULL, "merge into an active request");
+    REQUIRE(r[2] == SHMEMX_REQUEST_NULL && m != SHMEMX_REQUEST_NULL,
+            "merge into an active request");
     shmemx_request_wait(&m);
-    CHECK(m == SHMEMX_REQUEST_NULL, "wait on a merged request");
+    REQUIRE_EQ(m, SHMEMX_REQUEST_NULL, "wait on a merged request");
     shmem_barrier_all();
     for (int pe = 0; pe < np; pe++)
-        CHECK(slots[pe] == pe, "slot %d holds %ld after the merged request", pe, slots[pe]);
+        REQUIRE_EQ(slots[pe], pe, "slot %d holds %ld after the merged request", pe, slots[pe]);
     shmem_barrier_all();
 }
 
@@ -114,14 +115,14 @@ static void test_loop(long *buf)
     int flag = -1;
     long tests = 0;
     do {
-        CHECK(shmemx_request_test(&r, &flag) == 0, "shmemx_request_test failed");
+        REQUIRE_EQ(shmemx_request_test(&r, &flag), 0, "shmemx_request_test failed");
         tests++;
     } while (!flag);
-    CHECK(flag == 1 && r == SHMEMX_REQUEST_NULL, "test said done but left the handle");
+    REQUIRE(flag == 1 && r == SHMEMX_REQUEST_NULL, "test said done but left the handle");
     shmemx_get_nbe(SHMEM_CTX_DEFAULT, back, buf, M, right, &r);
     shmemx_request_wait(&r);
     for (int i = 0; i < M; i++)
-        CHECK(back[i] == src[i], "get after a tested put: %ld at %d", back[i], i);
+        REQUIRE_EQ(back[i], src[i], "get after a tested put: %ld at %d", back[i], i);
     shmem_barrier_all();
 }
 
@@ -129,20 +130,20 @@ static void null_and_alloc(long *buf)
 {
     int right = check_right(), flag = 0;
     shmemx_request_h r = SHMEMX_REQUEST_NULL;
-    CHECK(shmemx_request_wait(&r) == 0 && r == SHMEMX_REQUEST_NULL, "wait on NULL");
-    CHECK(shmemx_request_test(&r, &flag) == 0 && flag == 1, "test on NULL");
-    CHECK(shmemx_request_free(&r) == 0, "free of NULL");
+    REQUIRE(shmemx_request_wait(&r) == 0 && r == SHMEMX_REQUEST_NULL, "wait on NULL");
+    REQUIRE(shmemx_request_test(&r, &flag) == 0 && flag == 1, "test on NULL");
+    REQUIRE_EQ(shmemx_request_free(&r), 0, "free of NULL");
     /* an allocated request is empty: waiting completes at once */
-    CHECK(shmemx_request_alloc(0, &r) == 0 && r != SHMEMX_REQUEST_NULL, "alloc");
-    CHECK(shmemx_request_wait(&r) == 0 && r == SHMEMX_REQUEST_NULL, "wait on an empty request");
+    REQUIRE(shmemx_request_alloc(0, &r) == 0 && r != SHMEMX_REQUEST_NULL, "alloc");
+    REQUIRE(shmemx_request_wait(&r) == 0 && r == SHMEMX_REQUEST_NULL, "wait on an empty request");
     /* operations join an allocated request; free completes them */
     long v = 4242;
     shmem_barrier_all();
     shmemx_request_alloc(0, &r);
     shmemx_long_put_nbe(buf, &v, 1, right, &r);
-    CHECK(shmemx_request_free(&r) == 0 && r == SHMEMX_REQUEST_NULL, "free of an active request");
+    REQUIRE(shmemx_request_free(&r) == 0 && r == SHMEMX_REQUEST_NULL, "free of an active request");
     shmem_barrier_all();
-    CHECK(*buf == 4242, "a put on a freed request: %ld", *buf);
+    REQUIRE_EQ(*buf, 4242, "a put on a freed request: %ld", *buf);
     shmem_barrier_all();
 }
 
@@ -152,7 +153,7 @@ static void many(long *buf)
     int me = shmem_my_pe(), np = shmem_n_pes(), right = check_right();
     enum { K = 500 };
     long *src = malloc(K * sizeof(long)), *back = malloc(K * sizeof(long));
-    CHECK(src && back, "malloc");
+    REQUIRE(src && back, "malloc");
     for (int i = 0; i < K; i++)
         src[i] = me * 100000 + i;
     shmem_barrier_all();
@@ -163,12 +164,12 @@ static void many(long *buf)
     shmem_barrier_all();
     int left = check_left();
     for (int i = 0; i < K; i++)
-        CHECK(buf[i] == left * 100000 + i, "put %d of %d: %ld", i, K, buf[i]);
+        REQUIRE_EQ(buf[i], left * 100000 + i, "put %d of %d: %ld", i, K, buf[i]);
     for (int i = 0; i < K; i += 50)
         shmemx_getmem_nbe(&back[i], &buf[i], 50 * sizeof(long), right, &r);
     shmemx_request_wait(&r);
     for (int i = 0; i < K; i++)
-        CHECK(back[i] == me * 100000 + i, "get %d: %ld", i, back[i]);
+        REQUIRE_EQ(back[i], me * 100000 + i, "get %d: %ld", i, back[i]);
     (void)np;
     free(src);
     free(back);
@@ -179,9 +180,9 @@ int main(void)
 {
     shmem_init();
     check_watchdog(240);
-    CHECK(shmem_n_pes() <= 64, "this test handles up to 64 PEs");
+    REQUIRE_LE(shmem_n_pes(), 64, "this test handles up to 64 PEs");
     long *heap = shmem_calloc(1024, sizeof(long));
-    CHECK(heap != NULL, "shmem_calloc");
+    REQUIRE_NE(heap, NULL, "shmem_calloc");
     shmem_ctx_t priv;
     if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &priv))
         priv = SHMEM_CTX_DEFAULT;
@@ -202,12 +203,12 @@ int main(void)
     many(heap);
     check_stage("every typed routine");
     int n = nbe_types_run(priv, check_right());
-    CHECK(n > 0, "no typed routine ran");
+    REQUIRE_GT(n, 0, "no typed routine ran");
 
     if (priv != SHMEM_CTX_DEFAULT)
         shmem_ctx_destroy(priv);
     shmem_free(heap);
-    check_summary("nbe");
+    int status = check_done("nbe");
     shmem_finalize();
-    return 0;
+    return status;
 }

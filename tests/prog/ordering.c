@@ -5,7 +5,7 @@
  * checked after every one), shmem_sync_all (local stores, and quieted
  * puts, visible after it).
  */
-#include "check.h"
+#include "../common/check.h"
 
 #define ROUNDS 300
 #define M 512 /* longs per message */
@@ -23,7 +23,7 @@ static void msg_rounds(struct box *b, int use_quiet, const char *where)
 {
     int me = shmem_my_pe(), right = check_right(), left = check_left();
     long *src = malloc(M * sizeof(long));
-    CHECK(src != NULL, "malloc");
+    REQUIRE_NE(src, NULL, "malloc");
     memset(b, 0, sizeof *b);
     shmem_barrier_all();
     for (long r = 1; r <= ROUNDS; r++) {
@@ -65,13 +65,13 @@ static void msg_rounds(struct box *b, int use_quiet, const char *where)
 
         /* receive round r */
         shmem_long_wait_until(&b->flag, SHMEM_CMP_GE, r);
-        CHECK(b->flag == r, "%s (%s): flag from PE %d is %ld in round %ld", use_quiet ? "quiet" : "fence",
-              where, left, b->flag, r);
+        REQUIRE_EQ(b->flag, r, "%s (%s): flag from PE %d is %ld in round %ld",
+                   use_quiet ? "quiet" : "fence", where, left, b->flag, r);
         for (int i = 0; i < M; i++)
-            CHECK(b->data[i] == r * 100000 + left * 1000 + i,
-                  "%s (%s): round %ld, flag seen but data[%d] from PE %d is %ld, expected %ld",
-                  use_quiet ? "quiet" : "fence", where, r, i, left, b->data[i],
-                  r * 100000 + left * 1000 + i);
+            REQUIRE_EQ(b->data[i], r * 100000 + left * 1000 + i,
+                       "%s (%s): round %ld, flag seen but data[%d] from PE %d is %ld, expected %ld",
+                       use_quiet ? "quiet" : "fence", where, r, i, left, b->data[i],
+                       r * 100000 + left * 1000 + i);
         shmem_long_atomic_set(&b->ack, r, left);
     }
     shmem_long_wait_until(&b->ack, SHMEM_CMP_GE, ROUNDS);
@@ -97,10 +97,11 @@ static void barriers(long *cnt, long *slot)
         shmem_long_p(&slot[me], i, (int)((me + i) % np));
         shmem_barrier_all();
         long want = np * (i / 2 + 1);
-        CHECK(cnt[i & 1] == want, "after barrier %ld the counter is %ld, expected %ld", i, cnt[i & 1],
-              want);
+        REQUIRE_EQ(cnt[i & 1], want, "after barrier %ld the counter is %ld, expected %ld", i,
+                   cnt[i & 1], want);
         int from = (int)(((me - i) % np + np) % np);
-        CHECK(slot[from] == i, "after barrier %ld the put from PE %d holds %ld", i, from, slot[from]);
+        REQUIRE_EQ(slot[from], i, "after barrier %ld the put from PE %d holds %ld", i, from,
+                   slot[from]);
     }
     shmem_barrier_all();
 }
@@ -119,9 +120,10 @@ static void syncs(long *word, long *recv)
         shmem_quiet();
         shmem_sync_all();
         long got = shmem_long_g(&word[i & 1], right);
-        CHECK(got == i * 10 + right, "sync_all %ld: PE %d's local store reads as %ld", i, right, got);
-        CHECK(recv[i & 1] == i * 10 + left, "sync_all %ld: quieted put from PE %d holds %ld", i, left,
-              recv[i & 1]);
+        REQUIRE_EQ(got, i * 10 + right, "sync_all %ld: PE %d's local store reads as %ld", i, right,
+                   got);
+        REQUIRE_EQ(recv[i & 1], i * 10 + left, "sync_all %ld: quieted put from PE %d holds %ld", i,
+                   left, recv[i & 1]);
     }
     shmem_barrier_all();
 }
@@ -130,11 +132,11 @@ int main(void)
 {
     shmem_init();
     check_watchdog(150);
-    CHECK(shmem_n_pes() <= 64, "this test handles up to 64 PEs");
+    REQUIRE_LE(shmem_n_pes(), 64, "this test handles up to 64 PEs");
 
     check_stage("fence");
     struct box *hb = shmem_malloc(sizeof *hb);
-    CHECK(hb != NULL, "shmem_malloc");
+    REQUIRE_NE(hb, NULL, "shmem_malloc");
     msg_rounds(hb, 0, "heap");
     msg_rounds(&g_box, 0, "global");
     check_stage("quiet");
@@ -144,7 +146,7 @@ int main(void)
 
     check_stage("barrier_all");
     long *hc = shmem_malloc(66 * sizeof(long));
-    CHECK(hc != NULL, "shmem_malloc");
+    REQUIRE_NE(hc, NULL, "shmem_malloc");
     barriers(hc, hc + 2);
     barriers(g_cnt, g_slot);
     check_stage("sync_all");
@@ -152,7 +154,7 @@ int main(void)
     syncs(g_word, g_recv);
     shmem_free(hc);
 
-    check_summary("ordering");
+    int status = check_done("ordering");
     shmem_finalize();
-    return 0;
+    return status;
 }

@@ -5,7 +5,7 @@
  * sets; the deprecated waits; and the short and unsigned short sets of
  * shmemx.h (typed names and the C11 generics).
  */
-#include "check.h"
+#include "../common/check.h"
 
 #include <shmemx.h>
 
@@ -25,11 +25,13 @@ static void deprecated(void)
     shmem_barrier_all();
     /* already satisfied */
     shmem_short_wait_until(&g_short[0], SHMEM_CMP_LT, 0);
-    CHECK(shmem_short_test(&g_short[0], SHMEM_CMP_LT, -1) == 1, "shmem_short_test -2 < -1");
-    CHECK(shmem_short_test(&g_short[0], SHMEM_CMP_GT, -1) == 0, "shmem_short_test -2 > -1");
+    REQUIRE_EQ(shmem_short_test(&g_short[0], SHMEM_CMP_LT, -1), 1, "shmem_short_test -2 < -1");
+    REQUIRE_EQ(shmem_short_test(&g_short[0], SHMEM_CMP_GT, -1), 0, "shmem_short_test -2 > -1");
     shmem_ushort_wait_until(&g_ushort[0], SHMEM_CMP_GT, 1000);
-    CHECK(shmem_ushort_test(&g_ushort[0], SHMEM_CMP_GT, 1000) == 1, "shmem_ushort_test 60000 > 1000");
-    CHECK(shmem_ushort_test(&g_ushort[0], SHMEM_CMP_EQ, 1000) == 0, "shmem_ushort_test 60000 == 1000");
+    REQUIRE_EQ(shmem_ushort_test(&g_ushort[0], SHMEM_CMP_GT, 1000), 1,
+               "shmem_ushort_test 60000 > 1000");
+    REQUIRE_EQ(shmem_ushort_test(&g_ushort[0], SHMEM_CMP_EQ, 1000), 0,
+               "shmem_ushort_test 60000 == 1000");
     shmem_short_wait(&g_short[0], 5);
     shmem_wait(&g_dep[3], 1);
     shmem_int_wait((int *)&g_dep[2], 1);
@@ -45,11 +47,11 @@ static void deprecated(void)
             shmem_quiet();
         } else {
             shmem_wait(&g_dep[0], 0);
-            CHECK(g_dep[0] == 7, "shmem_wait returned with %ld (from PE %d)", g_dep[0], left);
+            REQUIRE_EQ(g_dep[0], 7, "shmem_wait returned with %ld (from PE %d)", g_dep[0], left);
             shmem_long_wait((long *)&g_dep[1], 0);
-            CHECK(g_dep[1] == 8, "shmem_long_wait returned with %ld", g_dep[1]);
+            REQUIRE_EQ(g_dep[1], 8, "shmem_long_wait returned with %ld", g_dep[1]);
             shmem_short_wait_until(&g_short[1], SHMEM_CMP_EQ, 3);
-            CHECK(g_short[1] == 3, "shmem_short_wait_until");
+            REQUIRE_EQ(g_short[1], 3, "shmem_short_wait_until");
         }
     }
     shmem_barrier_all();
@@ -70,41 +72,42 @@ static void deprecated(void)
         for (int i = 0; i < 4; i++)                                                                \
             w[i] = (T)(i + 1); /* 1 2 3 4 */                                                       \
         w[4] = w[5] = w[6] = w[7] = 0;                                                             \
-        CHECK(shmem_##N##_test_all(w, 4, NULL, SHMEM_CMP_GE, 1) == 1, #N " test_all GE 1");        \
-        CHECK(shmem_##N##_test_all(w, 4, NULL, SHMEM_CMP_GE, 2) == 0, #N " test_all GE 2");        \
-        CHECK(shmem_##N##_test_all(w, 4, st0, SHMEM_CMP_GE, 2) == 1, #N " test_all, 0 masked");    \
-        CHECK(shmem_##N##_test_any(w, 4, NULL, SHMEM_CMP_EQ, 3) == 2, #N " test_any EQ 3");        \
-        CHECK(shmem_##N##_test_any(w, 4, NULL, SHMEM_CMP_EQ, 9) == SIZE_MAX,                       \
-              #N " test_any EQ 9");                                                                \
+        REQUIRE_EQ(shmem_##N##_test_all(w, 4, NULL, SHMEM_CMP_GE, 1), 1, #N " test_all GE 1");     \
+        REQUIRE_EQ(shmem_##N##_test_all(w, 4, NULL, SHMEM_CMP_GE, 2), 0, #N " test_all GE 2");     \
+        REQUIRE_EQ(shmem_##N##_test_all(w, 4, st0, SHMEM_CMP_GE, 2), 1, #N " test_all, 0 masked"); \
+        REQUIRE_EQ(shmem_##N##_test_any(w, 4, NULL, SHMEM_CMP_EQ, 3), 2, #N " test_any EQ 3");     \
+        REQUIRE_EQ(shmem_##N##_test_any(w, 4, NULL, SHMEM_CMP_EQ, 9), SIZE_MAX,                    \
+                   #N " test_any EQ 9");                                                           \
         size_t n = shmem_##N##_test_some(w, 4, idx, NULL, SHMEM_CMP_GE, 3);                        \
-        CHECK(n == 2 && idx[0] + idx[1] == 5 && (idx[0] == 2 || idx[0] == 3),                      \
-              #N " test_some GE 3 gave %zu indices", n);                                           \
-        CHECK(shmem_##N##_test_all_vector(w, 4, NULL, SHMEM_CMP_EQ, va) == 1,                      \
-              #N " test_all_vector");                                                              \
-        CHECK(shmem_##N##_test_all_vector(w, 4, NULL, SHMEM_CMP_EQ, vb) == 0,                      \
-              #N " test_all_vector, one differs");                                                 \
-        CHECK(shmem_##N##_test_any_vector(w, 4, NULL, SHMEM_CMP_GT, va) == SIZE_MAX,               \
-              #N " test_any_vector GT");                                                           \
+        REQUIRE(n == 2 && idx[0] + idx[1] == 5 && (idx[0] == 2 || idx[0] == 3),                    \
+                #N " test_some GE 3 gave %zu indices", n);                                         \
+        REQUIRE_EQ(shmem_##N##_test_all_vector(w, 4, NULL, SHMEM_CMP_EQ, va), 1,                   \
+                   #N " test_all_vector");                                                         \
+        REQUIRE_EQ(shmem_##N##_test_all_vector(w, 4, NULL, SHMEM_CMP_EQ, vb), 0,                   \
+                   #N " test_all_vector, one differs");                                            \
+        REQUIRE_EQ(shmem_##N##_test_any_vector(w, 4, NULL, SHMEM_CMP_GT, va), SIZE_MAX,            \
+                   #N " test_any_vector GT");                                                      \
         n = shmem_##N##_test_some_vector(w, 4, idx, NULL, SHMEM_CMP_EQ, vd);                       \
-        CHECK(n == 2 && idx[0] + idx[1] == 2 && idx[0] != 1, #N " test_some_vector gave %zu", n);  \
+        REQUIRE(n == 2 && idx[0] + idx[1] == 2 && idx[0] != 1, #N " test_some_vector gave %zu",    \
+                n);                                                                                \
         shmem_##N##_wait_until_all(w, 4, NULL, SHMEM_CMP_LE, 4);                                   \
         shmem_##N##_wait_until_all_vector(w, 4, NULL, SHMEM_CMP_EQ, va);                           \
         n = shmem_##N##_wait_until_any(w, 4, st0, SHMEM_CMP_LT, 3);                                \
-        CHECK(n == 1, #N " wait_until_any LT 3, 0 masked, returned %zu", n);                       \
+        REQUIRE_EQ(n, 1, #N " wait_until_any LT 3, 0 masked, returned %zu", n);                    \
         n = shmem_##N##_wait_until_any_vector(w, 4, NULL, SHMEM_CMP_EQ, vb);                       \
-        CHECK(n <= 2, #N " wait_until_any_vector returned %zu", n);                                \
+        REQUIRE_LE(n, 2, #N " wait_until_any_vector returned %zu", n);                             \
         n = shmem_##N##_wait_until_some(w, 4, idx, NULL, SHMEM_CMP_EQ, 4);                         \
-        CHECK(n == 1 && idx[0] == 3, #N " wait_until_some EQ 4 returned %zu", n);                  \
+        REQUIRE(n == 1 && idx[0] == 3, #N " wait_until_some EQ 4 returned %zu", n);                \
         n = shmem_##N##_wait_until_some_vector(w, 4, idx, NULL, SHMEM_CMP_NE, vd);                 \
-        CHECK(n == 2 && idx[0] + idx[1] == 4, #N " wait_until_some_vector returned %zu", n);       \
+        REQUIRE(n == 2 && idx[0] + idx[1] == 4, #N " wait_until_some_vector returned %zu", n);     \
         /* the C11 generics of shmemx.h choose these routines */                                   \
-        CHECK(shmem_test_any(w, 4, NULL, SHMEM_CMP_EQ, (T)4) == 3, #N " generic test_any");        \
-        CHECK(shmem_test_all_vector(w, 4, NULL, SHMEM_CMP_EQ, va) == 1,                            \
-              #N " generic test_all_vector");                                                      \
+        REQUIRE_EQ(shmem_test_any(w, 4, NULL, SHMEM_CMP_EQ, (T)4), 3, #N " generic test_any");     \
+        REQUIRE_EQ(shmem_test_all_vector(w, 4, NULL, SHMEM_CMP_EQ, va), 1,                         \
+                   #N " generic test_all_vector");                                                 \
         w[1] = (T)(BIG);                                                                           \
         n = shmem_##N##_test_any(w, 4, NULL, SHMEM_CMP_GT, 100);                                   \
-        CHECK(n == ((T)(BIG) > 100 ? (size_t)1 : SIZE_MAX),                                        \
-              #N " test_any GT 100 with element 1 = %d returned %zu", (int)w[1], n);               \
+        REQUIRE_EQ(n, ((T)(BIG) > 100 ? (size_t)1 : SIZE_MAX),                                     \
+                   #N " test_any GT 100 with element 1 = %d returned %zu", (int)w[1], n);          \
         shmem_barrier_all();                                                                       \
         /* w[4..7] from the left neighbour: two words for _all, then one for _any */               \
         shmem_##N##_p(&w[5], 7, right);                                                            \
@@ -113,10 +116,10 @@ static void deprecated(void)
         shmem_##N##_p(&w[7], (T)(BIG), right);                                                     \
         shmem_quiet();                                                                             \
         shmem_wait_until_all(&w[4], 2, NULL, SHMEM_CMP_NE, (T)0);                                  \
-        CHECK(w[4] == 6 && w[5] == 7, #N " wait_until_all (generic) returned with %d %d",          \
-              (int)w[4], (int)w[5]);                                                               \
+        REQUIRE(w[4] == 6 && w[5] == 7, #N " wait_until_all (generic) returned with %d %d",        \
+                (int)w[4], (int)w[5]);                                                             \
         n = shmem_wait_until_any(&w[6], 2, NULL, SHMEM_CMP_EQ, (T)(BIG));                          \
-        CHECK(n == 1 && w[7] == (T)(BIG), #N " wait_until_any (generic) returned %zu", n);         \
+        REQUIRE(n == 1 && w[7] == (T)(BIG), #N " wait_until_any (generic) returned %zu", n);       \
         shmem_barrier_all();                                                                       \
     }
 
@@ -128,13 +131,13 @@ int main(void)
     shmem_init();
     check_watchdog(150);
     int n = p2p_types_run();
-    CHECK(n == 12, "the point-to-point table has %d types, the standard 12", n);
+    REQUIRE_EQ(n, 12, "the point-to-point table has %d types, the standard 12", n);
     check_stage("deprecated waits");
     deprecated();
     check_stage("short sets");
     short_sets_short();
     short_sets_ushort();
-    check_summary("p2p");
+    int status = check_done("p2p");
     shmem_finalize();
-    return 0;
+    return status;
 }

@@ -4,7 +4,7 @@
  * repeated calls must eventually return each of them, not always the
  * first.  Local words only; every PE checks its own.
  */
-#include "check.h"
+#include "../common/check.h"
 
 #define N 4
 #define CALLS 256
@@ -27,7 +27,7 @@ static void fair(int *iv, const char *where)
         r[2] = shmem_int_test_any_vector(iv, N, NULL, SHMEM_CMP_GE, v);
         r[3] = shmem_int_wait_until_any_vector(iv, N, NULL, SHMEM_CMP_GE, v);
         for (int k = 0; k < 4; k++) {
-            CHECK(r[k] < N, "call %d of form %d returned %zu", c, k, r[k]);
+            REQUIRE_LT(r[k], N, "call %d of form %d returned %zu", c, k, r[k]);
             hit[k][r[k]] = 1;
         }
     }
@@ -35,10 +35,11 @@ static void fair(int *iv, const char *where)
                                    "wait_until_any_vector"};
     for (int k = 0; k < 4; k++)
         for (int i = 0; i < N; i++)
-            CHECK(hit[k][i], "shmem_int_%s (%s): %d calls with all %d elements satisfied never returned "
-                  "index %d (returned only %s%s%s%s)", names[k], where, CALLS, N, i,
-                  hit[k][0] ? "0 " : "", hit[k][1] ? "1 " : "", hit[k][2] ? "2 " : "",
-                  hit[k][3] ? "3" : "");
+            REQUIRE(hit[k][i],
+                    "shmem_int_%s (%s): %d calls with all %d elements satisfied never returned "
+                    "index %d (returned only %s%s%s%s)",
+                    names[k], where, CALLS, N, i, hit[k][0] ? "0 " : "", hit[k][1] ? "1 " : "",
+                    hit[k][2] ? "2 " : "", hit[k][3] ? "3" : "");
 }
 
 int main(void)
@@ -46,11 +47,11 @@ int main(void)
     shmem_init();
     check_watchdog(60);
     int *h = shmem_malloc(N * sizeof(int));
-    CHECK(h != NULL, "shmem_malloc");
+    REQUIRE_NE(h, NULL, "shmem_malloc");
     fair(h, "heap");
     fair(g_int, "global");
     shmem_free(h);
-    check_summary("p2p_fairness");
+    int status = check_done("p2p_fairness");
     shmem_finalize();
-    return 0;
+    return status;
 }

@@ -4,7 +4,7 @@
  * (every SIZE), putmem/getmem at unaligned offsets, and 4 MiB transfers;
  * to heap and to global destinations, to self and to every other PE.
  */
-#include "check.h"
+#include "../common/check.h"
 #include "rma.h"
 
 #define MAXPE 16
@@ -41,9 +41,9 @@ static void check_elems(const unsigned char *got, size_t eb, int kind, unsigned 
         int si = src_index(kind, i);
         for (size_t j = 0; j < eb; j++) {
             unsigned char want = si < 0 ? SENT : byteval(a, b, (unsigned)si, (unsigned)j);
-            CHECK(got[(size_t)i * eb + j] == want,
-                  "%s%d (%s) from/to PE %d: element %d byte %zu is %u, expected %u", what, bits,
-                  where, pe, i, j, got[(size_t)i * eb + j], want);
+            REQUIRE_EQ(got[(size_t)i * eb + j], want,
+                       "%s%d (%s) from/to PE %d: element %d byte %zu is %u, expected %u", what,
+                       bits, where, pe, i, j, got[(size_t)i * eb + j], want);
         }
     }
 }
@@ -171,8 +171,8 @@ static void mem(unsigned char *s, const char *where)
             for (unsigned i = 0; i < MSLOT; i++) {
                 unsigned char want = (i >= 3 && i < 16) ? byteval((unsigned)q, (unsigned)me, i - 2, 1)
                                                         : SENT;
-                CHECK(MAT(r, q)[i] == want, "%s (%s) from PE %d: byte %u is %u, expected %u",
-                      names[r], where, q, i, MAT(r, q)[i], want);
+                REQUIRE_EQ(MAT(r, q)[i], want, "%s (%s) from PE %d: byte %u is %u, expected %u",
+                           names[r], where, q, i, MAT(r, q)[i], want);
             }
     unsigned char d[MSLOT];
     for (int k = 0; k < np; k++) {
@@ -188,8 +188,9 @@ static void mem(unsigned char *s, const char *where)
             }
             for (unsigned i = 0; i < MSLOT; i++) {
                 unsigned char want = (i >= 5 && i < 16) ? byteval((unsigned)q, 98, i - 3, 0) : SENT;
-                CHECK(d[i] == want, "getmem variant %d (%s) from PE %d: byte %u is %u, expected %u", v,
-                      where, q, i, d[i], want);
+                REQUIRE_EQ(d[i], want,
+                           "getmem variant %d (%s) from PE %d: byte %u is %u, expected %u", v,
+                           where, q, i, d[i], want);
             }
         }
         shmem_putmem(NULL, NULL, 0, q);
@@ -218,15 +219,15 @@ static void check_big(const uint32_t *w, int pe, unsigned salt, const char *what
 {
     for (size_t i = 0; i < BIGW; i++)
         if (w[i] != word(pe, i, salt))
-            CHECK(0, "%s (%s) of 4 MiB with PE %d: word %zu is %#x, expected %#x", what, where, pe, i,
-                  w[i], word(pe, i, salt));
+            FAIL("%s (%s) of 4 MiB with PE %d: word %zu is %#x, expected %#x", what, where, pe, i,
+                 w[i], word(pe, i, salt));
 }
 
 static void big(uint32_t *s, const char *where)
 {
     int me = shmem_my_pe(), right = check_right(), left = check_left();
     uint32_t *src = malloc(BIG), *d = malloc(BIG);
-    CHECK(src && d, "malloc of 4 MiB");
+    REQUIRE(src && d, "malloc of 4 MiB");
     for (size_t i = 0; i < BIGW; i++) {
         src[i] = word(me, i, 1);
         s[BIGW + i] = word(me, i, 2);
@@ -264,7 +265,7 @@ int main(void)
     int np = shmem_n_pes();
 
     int ntypes = rma_types_run();
-    CHECK(ntypes == 24, "the RMA type table has %d types, the standard 24", ntypes);
+    REQUIRE_EQ(ntypes, 24, "the RMA type table has %d types, the standard 24", ntypes);
 
     int nsizes = 0;
     for (const struct rma_sized_ops *o = rma_sized_ops; o->bits; o++, nsizes++) {
@@ -273,17 +274,17 @@ int main(void)
         check_stage(stage);
         size_t len = NSREG * (size_t)np * SLOT * ((size_t)o->bits / 8);
         unsigned char *h = shmem_align(16, len);
-        CHECK(h != NULL, "shmem_align(16, %zu)", len);
+        REQUIRE_NE(h, NULL, "shmem_align(16, %zu)", len);
         sized(o, h, "heap");
         shmem_free(h);
         if (np <= MAXPE)
             sized(o, g_sized, "global");
     }
-    CHECK(nsizes == 5, "%d SIZEs, expected 8, 16, 32, 64, 128", nsizes);
+    REQUIRE_EQ(nsizes, 5, "%d SIZEs, expected 8, 16, 32, 64, 128", nsizes);
 
     check_stage("putmem/getmem");
     unsigned char *h = shmem_malloc(NMREG * (size_t)np * MSLOT);
-    CHECK(h != NULL, "shmem_malloc");
+    REQUIRE_NE(h, NULL, "shmem_malloc");
     mem(h, "heap");
     shmem_free(h);
     if (np <= MAXPE)
@@ -291,12 +292,12 @@ int main(void)
 
     check_stage("4 MiB");
     uint32_t *hb = shmem_malloc(2 * (size_t)BIG);
-    CHECK(hb != NULL, "shmem_malloc(8 MiB)");
+    REQUIRE_NE(hb, NULL, "shmem_malloc(8 MiB)");
     big(hb, "heap");
     shmem_free(hb);
     big(g_big, "global");
 
-    check_summary("rma");
+    int status = check_done("rma");
     shmem_finalize();
-    return 0;
+    return status;
 }

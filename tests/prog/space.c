@@ -8,7 +8,7 @@
  * spaces only where every PE is mapped: elsewhere the family says it
  * skipped.
  */
-#include "check.h"
+#include "../common/check.h"
 #include <shmemx.h>
 
 #define M 256
@@ -35,8 +35,8 @@ static void traffic(shmemx_space_t sp, shmem_ctx_t sctx, const char *where)
     long *data = shmemx_space_malloc(sp, M * sizeof(long));
     long *flag = shmemx_space_calloc(sp, 4, sizeof(long));
     long *al = shmemx_space_align(sp, 4096, 100);
-    CHECK(data && flag && al, "%s: space allocations", where);
-    CHECK(((uintptr_t)al & 4095) == 0, "%s: shmemx_space_align gave %p", where, (void *)al);
+    REQUIRE(data && flag && al, "%s: space allocations", where);
+    REQUIRE_EQ(((uintptr_t)al & 4095), 0, "%s: shmemx_space_align gave %p", where, (void *)al);
     long src[M];
     for (int round = 1; round <= ROUNDS; round++) {
         for (int i = 0; i < M; i++)
@@ -47,35 +47,35 @@ static void traffic(shmemx_space_t sp, shmem_ctx_t sctx, const char *where)
         shmem_atomic_set(&flag[0], (long)round, right);
         shmem_long_wait_until(&flag[0], SHMEM_CMP_GE, round);
         for (int i = 0; i < M; i++)
-            CHECK(data[i] == round * 10000 + left * 100 + i, "%s round %d: data[%d]=%ld", where,
-                  round, i, data[i]);
+            REQUIRE_EQ(data[i], round * 10000 + left * 100 + i, "%s round %d: data[%d]=%ld", where,
+                       round, i, data[i]);
         shmem_barrier_all();
     }
     /* gets, both contexts */
     long back[M];
     shmem_long_get(back, data, M, right);
     for (int i = 0; i < M; i++)
-        CHECK(back[i] == ROUNDS * 10000 + me * 100 + i, "%s: get[%d]=%ld", where, i, back[i]);
+        REQUIRE_EQ(back[i], ROUNDS * 10000 + me * 100 + i, "%s: get[%d]=%ld", where, i, back[i]);
     long one = shmem_ctx_long_g(sctx, &data[3], right);
-    CHECK(one == ROUNDS * 10000 + me * 100 + 3, "%s: ctx g %ld", where, one);
+    REQUIRE_EQ(one, ROUNDS * 10000 + me * 100 + 3, "%s: ctx g %ld", where, one);
     /* AMOs from every PE on PE 0's word, both contexts */
     shmem_barrier_all();
     shmem_long_atomic_add(&flag[1], me + 1, 0);
     long f = shmem_ctx_long_atomic_fetch_add(sctx, &flag[2], 1, 0);
-    CHECK(f >= 0 && f < np, "%s: fetch_add fetched %ld", where, f);
+    REQUIRE(f >= 0 && f < np, "%s: fetch_add fetched %ld", where, f);
     shmem_barrier_all();
     if (me == 0)
-        CHECK(flag[1] == (long)np * (np + 1) / 2 && flag[2] == np, "%s: AMO sums %ld %ld", where,
-              flag[1], flag[2]);
+        REQUIRE(flag[1] == (long)np * (np + 1) / 2 && flag[2] == np, "%s: AMO sums %ld %ld", where,
+                flag[1], flag[2]);
     /* explicit requests on space memory */
     shmemx_request_h r = SHMEMX_REQUEST_NULL;
     long got = -1;
     shmemx_ctx_long_put_nbe(sctx, &al[0], &src[0], 1, right, &r);
     shmemx_long_atomic_fetch_inc_nbe(&got, &flag[3], right, &r);
     shmemx_request_wait(&r);
-    CHECK(got == 0, "%s: fetch_inc_nbe fetched %ld", where, got);
+    REQUIRE_EQ(got, 0, "%s: fetch_inc_nbe fetched %ld", where, got);
     shmem_barrier_all();
-    CHECK(al[0] == ROUNDS * 10000 + left * 100 && flag[3] == 1, "%s: nbe on space memory", where);
+    REQUIRE(al[0] == ROUNDS * 10000 + left * 100 && flag[3] == 1, "%s: nbe on space memory", where);
     shmem_barrier_all();
     shmem_free(al);
     shmem_free(flag);
@@ -105,17 +105,17 @@ int main(void)
         shmemx_space_attach(a);
         shmemx_space_attach(b);
         shmem_ctx_t actx, bctx, extra;
-        CHECK(shmemx_space_create_ctx(a, 0, &actx) == 0, "space ctx");
-        CHECK(shmemx_space_create_ctx(b, SHMEM_CTX_PRIVATE, &bctx) == 0, "private space ctx");
-        CHECK(shmemx_space_create_ctx(a, 0, &extra) != 0 && extra == SHMEM_CTX_INVALID,
-              "a space's contexts beyond num_contexts");
+        REQUIRE_EQ(shmemx_space_create_ctx(a, 0, &actx), 0, "space ctx");
+        REQUIRE_EQ(shmemx_space_create_ctx(b, SHMEM_CTX_PRIVATE, &bctx), 0, "private space ctx");
+        REQUIRE(shmemx_space_create_ctx(a, 0, &extra) != 0 && extra == SHMEM_CTX_INVALID,
+                "a space's contexts beyond num_contexts");
         traffic(a, actx, "space a");
         traffic(b, bctx, "space b");
         traffic(b, SHMEM_CTX_DEFAULT, "space b, default context");
         if (cycle) { /* contexts destroyed by hand are the space's no more */
             shmem_ctx_destroy(actx);
-            CHECK(shmemx_space_create_ctx(a, 0, &actx) == 0,
-                  "a space context again after shmem_ctx_destroy freed the only one");
+            REQUIRE_EQ(shmemx_space_create_ctx(a, 0, &actx), 0,
+                       "a space context again after shmem_ctx_destroy freed the only one");
             traffic(a, actx, "space a, new context");
             shmem_ctx_destroy(bctx);
         }
@@ -124,7 +124,7 @@ int main(void)
         shmemx_space_destroy(b);
         shmemx_space_destroy(a);
     }
-    check_summary("space");
+    int status = check_done("space");
     shmem_finalize();
-    return 0;
+    return status;
 }

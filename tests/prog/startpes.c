@@ -4,7 +4,7 @@
  * in flight.  A handler registered before start_pes runs after the
  * library's own one and checks both.
  */
-#include "check.h"
+#include "../common/check.h"
 
 static long g_flag = -1, g_ring = -1;
 static int g_me = -1, g_left = -1, g_np = 0;
@@ -37,27 +37,27 @@ int main(void)
     check_watchdog(60);
     int flag = -1;
     shmem_query_initialized(&flag);
-    CHECK(flag == 1, "shmem_query_initialized after start_pes: %d", flag);
+    REQUIRE_EQ(flag, 1, "shmem_query_initialized after start_pes: %d", flag);
     int me = _my_pe(), np = _num_pes();
-    CHECK(me == shmem_my_pe() && np == shmem_n_pes(), "_my_pe/_num_pes %d/%d, shmem_my_pe/n_pes %d/%d",
-          me, np, shmem_my_pe(), shmem_n_pes());
-    CHECK(me >= 0 && me < np, "PE %d of %d", me, np);
+    REQUIRE(me == shmem_my_pe() && np == shmem_n_pes(),
+            "_my_pe/_num_pes %d/%d, shmem_my_pe/n_pes %d/%d", me, np, shmem_my_pe(), shmem_n_pes());
+    REQUIRE(me >= 0 && me < np, "PE %d of %d", me, np);
     g_me = me;
     g_np = np;
     g_left = check_left();
 
     long *h = shmem_malloc(sizeof(long));
-    CHECK(h != NULL, "shmem_malloc");
+    REQUIRE_NE(h, NULL, "shmem_malloc");
     *h = 77 + me;
     start_pes(np + 3); /* does nothing: same job, same heap */
-    CHECK(_my_pe() == me && _num_pes() == np, "a second start_pes changed PE %d of %d to %d of %d", me,
-          np, _my_pe(), _num_pes());
+    REQUIRE(_my_pe() == me && _num_pes() == np,
+            "a second start_pes changed PE %d of %d to %d of %d", me, np, _my_pe(), _num_pes());
     shmem_barrier_all();
-    CHECK(*h == 77 + me, "the heap changed across a second start_pes");
-    CHECK(shmem_long_g(h, check_right()) == 77 + check_right(), "get after a second start_pes");
+    REQUIRE_EQ(*h, 77 + me, "the heap changed across a second start_pes");
+    REQUIRE_EQ(shmem_long_g(h, check_right()), 77 + check_right(), "get after a second start_pes");
     shmem_long_p(&g_ring, me, check_right());
     shmem_barrier_all();
-    CHECK(g_ring == g_left, "ring put: %ld, expected %d", g_ring, g_left);
+    REQUIRE_EQ(g_ring, g_left, "ring put: %ld, expected %d", g_ring, g_left);
     shmem_free(h);
 
     /* no shmem_finalize and no barrier: exit must complete this */

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../common/check.h"
+
 static long rss_kib(void)
 {
     long pages = -1, resident = -1;
@@ -55,25 +57,17 @@ int main(int argc, char **argv)
     }
     shmem_barrier_all();
     long after = rss_kib();
-    int rc = 0;
-    if (counter != 2 * rounds || data[0] != rounds - 1) {
-        printf("FAIL PE %d: counter %ld (expected %ld), data %ld (expected %ld)\n", me, counter,
-               2 * rounds, data[0], rounds - 1);
-        rc = 1;
-    }
-    if (before < 0 || after < 0) {
-        printf("FAIL PE %d: cannot read /proc/self/statm\n", me);
-        rc = 1;
-    } else if (after - before > limit) {
-        printf("FAIL PE %d: RSS grew from %ld KiB to %ld KiB over %ld rounds after warm-up "
-               "(%.1f bytes per round; at most %ld KiB allowed)\n",
-               me, before, after, rounds - warm, 1024.0 * (double)(after - before) /
-               (double)(rounds - warm), limit);
-        rc = 1;
-    } else {
+    CHECK_EQ(counter, 2 * rounds, "the counter both AMOs of every round add to");
+    CHECK_EQ(data[0], rounds - 1, "the last round's put");
+    if (CHECK(before >= 0 && after >= 0, "cannot read /proc/self/statm") &&
+        CHECK_LE(after - before, limit,
+                 "RSS growth in KiB: from %ld KiB to %ld KiB over %ld "
+                 "rounds after warm-up (%.1f bytes per round)",
+                 before, after, rounds - warm,
+                 1024.0 * (double)(after - before) / (double)(rounds - warm)))
         printf("PE %d: RSS %ld KiB after warm-up, %ld KiB after %ld rounds\n", me, before, after,
                rounds - warm);
-    }
+    int rc = check_done("rss_growth");
     shmem_finalize();
     return rc;
 }

@@ -22,20 +22,13 @@
 
 #include <shmem.h>
 
+#include "../common/check.h"
+
 #define INIT64 UINT64_C(0xf0f0f0f0f0f0f0f0)
 #define OPND64 UINT64_C(0xff00ff00ff00ff00)
 
 static uint64_t ex64[3], sh_or64, sh_and64, sh_xor64;
 static uint32_t ex32[3], sh_or32, sh_and32;
-static int bad;
-
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        printf("PE %d: ", shmem_my_pe());                                                          \
-        printf(__VA_ARGS__);                                                                       \
-        printf("\n");                                                                              \
-        bad = 1;                                                                                   \
-    } while (0)
 
 static void exact(int right, int nbi)
 {
@@ -62,15 +55,13 @@ static void exact(int right, int nbi)
     for (int i = 0; i < 3; i++) {
         uint64_t now64 = shmem_uint64_atomic_fetch(&ex64[i], right);
         uint32_t now32 = shmem_uint32_atomic_fetch(&ex32[i], right);
-        if (f64[i] != INIT64 || now64 != want64[i])
-            FAIL("fetch_%s%s 64-bit on PE %d: fetched %#" PRIx64 ", left %#" PRIx64
-                 " (expected %#" PRIx64 ", %#" PRIx64 ")",
-                 name[i], nbi ? "_nbi" : "", right, f64[i], now64, INIT64, want64[i]);
-        if (f32[i] != (uint32_t)INIT64 || now32 != (uint32_t)want64[i])
-            FAIL("fetch_%s%s 32-bit on PE %d: fetched %#" PRIx32 ", left %#" PRIx32
-                 " (expected %#" PRIx32 ", %#" PRIx32 ")",
-                 name[i], nbi ? "_nbi" : "", right, f32[i], now32, (uint32_t)INIT64,
-                 (uint32_t)want64[i]);
+        const char *nb = nbi ? "_nbi" : "";
+        CHECK_EQ(f64[i], INIT64, "fetch_%s%s 64-bit on PE %d: fetched", name[i], nb, right);
+        CHECK_EQ(now64, want64[i], "fetch_%s%s 64-bit on PE %d: left", name[i], nb, right);
+        CHECK_EQ(f32[i], (uint32_t)INIT64, "fetch_%s%s 32-bit on PE %d: fetched", name[i], nb,
+                 right);
+        CHECK_EQ(now32, (uint32_t)want64[i], "fetch_%s%s 32-bit on PE %d: left", name[i], nb,
+                 right);
     }
 }
 
@@ -111,19 +102,22 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         int t = (me + i) % n;
         uint64_t o = shmem_uint64_atomic_fetch_or(&sh_or64, bit64, t);
-        if (o & bit64)
-            FAIL("fetch_or 64-bit on PE %d returned %#" PRIx64 " with this PE's bit set before "
-                 "it set it", t, o);
+        CHECK_EQ(o & bit64, 0,
+                 "fetch_or 64-bit on PE %d returned %#" PRIx64
+                 " with this PE's bit set before it set it",
+                 t, o);
         uint32_t o32 = shmem_uint32_atomic_fetch_or(&sh_or32, bit32, t);
-        if (o32 & bit32)
-            FAIL("fetch_or 32-bit on PE %d returned %#" PRIx32 " with this PE's bit set", t, o32);
+        CHECK_EQ(o32 & bit32, 0,
+                 "fetch_or 32-bit on PE %d returned %#" PRIx32 " with this PE's bit set", t, o32);
         uint64_t a = shmem_uint64_atomic_fetch_and(&sh_and64, ~bit64, t);
-        if ((a & bit64) != bit64)
-            FAIL("fetch_and 64-bit on PE %d returned %#" PRIx64 " with this PE's bit clear before "
-                 "it cleared it", t, a);
+        CHECK_EQ(a & bit64, bit64,
+                 "fetch_and 64-bit on PE %d returned %#" PRIx64
+                 " with this PE's bit clear before it cleared it",
+                 t, a);
         uint32_t a32 = shmem_uint32_atomic_fetch_and(&sh_and32, ~bit32, t);
-        if (!(a32 & bit32))
-            FAIL("fetch_and 32-bit on PE %d returned %#" PRIx32 " with this PE's bit clear", t, a32);
+        CHECK_NE(a32 & bit32, 0,
+                 "fetch_and 32-bit on PE %d returned %#" PRIx32 " with this PE's bit clear", t,
+                 a32);
         for (long r = 0; r < rounds; r++) {
             (void)shmem_uint64_atomic_fetch_xor(&sh_xor64, pattern, t);
             (void)shmem_uint64_atomic_fetch_xor(&sh_xor64, pattern, t);
@@ -136,21 +130,13 @@ int main(int argc, char **argv)
         all64 |= (1ull << p) | (1ull << (p + 32));
         all32 |= 1u << p;
     }
-    if (sh_or64 != all64 || sh_or32 != all32 || sh_and64 != ~all64 || sh_and32 != ~all32 ||
-        sh_xor64 != 0)
-        FAIL("shared words: or %#" PRIx64 "/%#" PRIx32 " (expected %#" PRIx64 "/%#" PRIx32
-             "), and %#" PRIx64 "/%#" PRIx32 " (expected %#" PRIx64 "/%#" PRIx32
-             "), xor %#" PRIx64 " (expected 0)",
-             sh_or64, sh_or32, all64, all32, sh_and64, sh_and32, ~all64, ~all32, sh_xor64);
+    CHECK_EQ(sh_or64, all64, "shared word, fetch-or 64-bit");
+    CHECK_EQ(sh_or32, all32, "shared word, fetch-or 32-bit");
+    CHECK_EQ(sh_and64, ~all64, "shared word, fetch-and 64-bit");
+    CHECK_EQ(sh_and32, ~all32, "shared word, fetch-and 32-bit");
+    CHECK_EQ(sh_xor64, 0, "shared word, fetch-xor twice");
 
-    static int nbad;
-    shmem_barrier_all();
-    if (bad)
-        shmem_int_atomic_inc(&nbad, 0);
-    shmem_barrier_all();
-    if (me == 0 && !nbad)
-        printf("ok: fetching and/or/xor, 32/64-bit, blocking and nbi, on %d PEs\n", n);
-    int rc = nbad != 0;
+    int rc = check_done("ucx_bitwise", "fetching and/or/xor, 32/64-bit, blocking and nbi");
     shmem_finalize();
     return rc;
 }

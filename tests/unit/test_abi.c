@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "abi.h"
-#include "harness.h"
+#define CHECK_WITHOUT_SHMEM /* these tests call the core directly, not the library */
+#include "../common/check.h"
 
 static void f_put(pshm_tctx c, int pe, int seg, size_t off, const void *src, size_t len)
 {
@@ -62,11 +63,11 @@ static void test_complete_table(void)
     char why[512] = "";
     in.put_nbi = f_put_nbi;
     in.put_signal = f_put_signal;
-    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
-    CHECK(out.put_nbi == f_put_nbi); /* given: kept */
-    CHECK(out.get_nbi == f_get);     /* absent: falls back to get */
-    CHECK(out.put_signal == f_put_signal);
-    CHECK(out.hdr.size == sizeof out);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK_EQ(out.put_nbi, f_put_nbi); /* given: kept */
+    CHECK_EQ(out.get_nbi, f_get);     /* absent: falls back to get */
+    CHECK_EQ(out.put_signal, f_put_signal);
+    CHECK_EQ(out.hdr.size, sizeof out);
 }
 
 /* A 2.0 table stops after progress: what lies beyond its size is never
@@ -79,14 +80,14 @@ static void test_older_minor(void)
     in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, put_signal);
     in.put_signal = f_put_signal; /* beyond its size: must be ignored */
     in.seg_register = (int (*)(int, void *, size_t))1;
-    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
-    CHECK(out.put_signal == NULL);
-    CHECK(out.seg_register == NULL);
-    CHECK(out.put_nbi == f_put);
-    CHECK(out.put == f_put);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK_EQ(out.put_signal, NULL);
+    CHECK_EQ(out.seg_register, NULL);
+    CHECK_EQ(out.put_nbi, f_put);
+    CHECK_EQ(out.put, f_put);
 
     in.hdr.size -= 8; /* a 2.0 table must reach progress */
-    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
     char want[128];
     snprintf(want, sizeof want, "its ops table is %zu bytes, but ABI 2.0's is at least %zu",
              offsetof(pshm_transport_ops, put_signal) - 8, offsetof(pshm_transport_ops, put_signal));
@@ -103,11 +104,11 @@ static void test_newer_minor(void)
     char why[512] = "";
     in.ops.hdr.minor = PSHM_TRANSPORT_ABI_MINOR + 3;
     in.ops.hdr.size = sizeof in;
-    CHECKF(pshm_abi_adopt_ops(&in.ops, &out, why, sizeof why) == 0, "%s", why);
-    CHECK(out.hdr.size == sizeof out);
+    CHECK_EQ(pshm_abi_adopt_ops(&in.ops, &out, why, sizeof why), 0, "%s", why);
+    CHECK_EQ(out.hdr.size, sizeof out);
 
     in.ops.hdr.size = (uint32_t)offsetof(pshm_transport_ops, put_signal);
-    CHECK(pshm_abi_adopt_ops(&in.ops, &out, why, sizeof why) != 0);
+    CHECK_NE(pshm_abi_adopt_ops(&in.ops, &out, why, sizeof why), 0);
     CHECK_HAS(why, "the plugin was built inconsistently");
 }
 
@@ -141,19 +142,19 @@ static void test_nbe_ops(void)
     char why[512] = "";
     in.put_nbe = f_put_nbe, in.get_nbe = f_get_nbe, in.amo_nbe = f_amo_nbe;
     in.req_test = f_req_test;
-    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
     CHECK(out.put_nbe == f_put_nbe && out.get_nbe == f_get_nbe && out.amo_nbe == f_amo_nbe &&
           out.req_test == f_req_test);
     in.req_test = NULL;
-    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
     CHECK(!out.put_nbe && !out.get_nbe && !out.amo_nbe && !out.req_test);
     in.req_test = f_req_test;
     in.hdr.minor = 1;
     in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, put_nbe);
-    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
     CHECK(!out.put_nbe && !out.req_test);
     in.hdr.size -= 8; /* a 2.1 table must reach reserved (2.1's coll) */
-    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
     CHECK_HAS(why, "ABI 2.1's is at least");
 }
 
@@ -162,7 +163,7 @@ static void test_major(void)
     pshm_transport_ops in = complete(), out;
     char why[512] = "";
     in.hdr.major = 3;
-    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
     CHECK_HAS(why, "built for transport ABI 3.");
     CHECK_HAS(why, "rebuild the plugin");
 }
@@ -185,7 +186,7 @@ static void test_mandatory(void)
         pshm_transport_ops in = complete(), out;
         char why[512] = "", want[128];
         memset((char *)&in + ops[i].off, 0, sizeof(void (*)(void)));
-        CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0, "without %s", ops[i].name);
+        CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "without %s", ops[i].name);
         snprintf(want, sizeof want, "its ops table lacks %s, which every transport must provide",
                  ops[i].name);
         CHECK_HAS(why, want);
@@ -194,10 +195,10 @@ static void test_mandatory(void)
     pshm_transport_ops in = complete(), out;
     char why[512] = "";
     in.fence = in.quiet = NULL;
-    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
     CHECK_HAS(why, "unless it declares PSHM_CAP_COMPLETE_ON_RETURN");
     in.caps = PSHM_CAP_COMPLETE_ON_RETURN;
-    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
     CHECK(out.quiet == NULL && out.fence == NULL);
 }
 
@@ -207,14 +208,14 @@ static void test_minor_2_2(void)
 {
     pshm_transport_ops in = complete(), out;
     char why[512] = "";
-    CHECK(PSHM_TRANSPORT_ABI_MINOR >= 3);
+    CHECK_GE(PSHM_TRANSPORT_ABI_MINOR, 3);
     in.hdr.minor = 2;
     in.put_nbe = f_put_nbe, in.get_nbe = f_get_nbe, in.amo_nbe = f_amo_nbe;
     in.req_test = f_req_test;
-    CHECKF(pshm_abi_adopt_ops(&in, &out, why, sizeof why) == 0, "%s", why);
-    CHECK(out.req_test == f_req_test);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK_EQ(out.req_test, f_req_test);
     in.hdr.size -= 8;
-    CHECK(pshm_abi_adopt_ops(&in, &out, why, sizeof why) != 0);
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
     CHECK_HAS(why, "ABI 2.2's is at least");
 }
 
@@ -233,16 +234,16 @@ static void test_other_kind(void)
     static const uint32_t sizes[] = {24};
     char why[512] = "";
     pshm_abi_header h = {1, 0, 200};
-    CHECK(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why) != 0);
+    CHECK_NE(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why), 0);
     CHECK_HAS(why, "built for collectives interface 1.0, this library speaks ABI 2.0: rebuild it");
     h = (pshm_abi_header){2, 0, 16};
-    CHECK(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why) != 0);
+    CHECK_NE(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why), 0);
     CHECK_HAS(why, "its descriptor is 16 bytes, but ABI 2.0's is at least 24");
     CHECK_HAS(why, "the component was built inconsistently");
     h = (pshm_abi_header){2, 5, 24}; /* a newer minor holds all of ours */
-    CHECKF(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why) == 0, "%s", why);
+    CHECK_EQ(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why), 0, "%s", why);
     h = (pshm_abi_header){2, 5, 20};
-    CHECK(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why) != 0);
+    CHECK_NE(pshm_abi_check_header(&rule, "descriptor", &h, sizes, why, sizeof why), 0);
 }
 
 int main(void)

@@ -13,27 +13,8 @@
 
 #include "alloc.h"
 
-/* ---- tiny harness: CHECK records a failure and carries on, so one run
- * reports every broken expectation; a test passes if none fired. ---- */
-
-static int g_check_failures;
-
-#define CHECK(cond)                                                                   \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            g_check_failures++;                                                       \
-        }                                                                             \
-    } while (0)
-
-/* For loops that would print thousands of identical failures: report the
- * first and stop the test. */
-#define REQUIRE(cond)      \
-    do {                   \
-        int ok_ = (cond);  \
-        CHECK(ok_);        \
-        if (!ok_) goto out; \
-    } while (0)
+#define CHECK_WITHOUT_SHMEM /* this test calls core/alloc.c directly */
+#include "../common/check.h"
 
 /* Deterministic PRNG (splitmix64) so every run and every allocator sees the
  * same sequence. */
@@ -70,19 +51,19 @@ static int same_snap(snap x, snap y) {
 /* ---- tests ----------------------------------------------------------------- */
 
 static void test_create_args(void) {
-    CHECK(pshm_alloc_create(4096, 8) == NULL);
-    CHECK(pshm_alloc_create(4096, 24) == NULL);
-    CHECK(pshm_alloc_create(4096, 0) == NULL);
+    CHECK_EQ(pshm_alloc_create(4096, 8), NULL);
+    CHECK_EQ(pshm_alloc_create(4096, 24), NULL);
+    CHECK_EQ(pshm_alloc_create(4096, 0), NULL);
 
     /* An empty heap is legal and simply never has room. */
     pshm_alloc *a = pshm_alloc_create(0, 16);
-    CHECK(a != NULL);
+    CHECK_NE(a, NULL);
     if (!a) return;
     size_t off;
-    CHECK(pshm_alloc_alloc(a, 1, 0, &off) == ENOMEM);
-    CHECK(pshm_alloc_free_bytes(a) == 0);
-    CHECK(pshm_alloc_largest_free(a) == 0);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_alloc(a, 1, 0, &off), ENOMEM);
+    CHECK_EQ(pshm_alloc_free_bytes(a), 0);
+    CHECK_EQ(pshm_alloc_largest_free(a), 0);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     pshm_alloc_destroy(a);
     pshm_alloc_destroy(NULL);
 }
@@ -92,26 +73,26 @@ static void test_whole_heap(void) {
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         size_t sz = sizes[i];
         pshm_alloc *a = pshm_alloc_create(sz, 16);
-        CHECK(a != NULL);
+        CHECK_NE(a, NULL);
         if (!a) continue;
-        CHECK(pshm_alloc_free_bytes(a) == sz);
-        CHECK(pshm_alloc_largest_free(a) == sz);
+        CHECK_EQ(pshm_alloc_free_bytes(a), sz);
+        CHECK_EQ(pshm_alloc_largest_free(a), sz);
         size_t off = 12345;
-        CHECK(pshm_alloc_alloc(a, sz, 0, &off) == 0);
-        CHECK(off == 0);
-        CHECK(pshm_alloc_block_size(a, 0) == sz); /* the partial granule too */
-        CHECK(pshm_alloc_free_bytes(a) == 0);
-        CHECK(pshm_alloc_largest_free(a) == 0);
-        CHECK(pshm_alloc_live_blocks(a) == 1);
-        CHECK(pshm_alloc_check(a) == 0);
-        CHECK(pshm_alloc_alloc(a, 1, 0, &off) == ENOMEM);
-        CHECK(pshm_alloc_free(a, 0) == 0);
-        CHECK(pshm_alloc_free_bytes(a) == sz);
-        CHECK(pshm_alloc_largest_free(a) == sz);
-        CHECK(pshm_alloc_live_blocks(a) == 0);
-        CHECK(pshm_alloc_check(a) == 0);
+        CHECK_EQ(pshm_alloc_alloc(a, sz, 0, &off), 0);
+        CHECK_EQ(off, 0);
+        CHECK_EQ(pshm_alloc_block_size(a, 0), sz); /* the partial granule too */
+        CHECK_EQ(pshm_alloc_free_bytes(a), 0);
+        CHECK_EQ(pshm_alloc_largest_free(a), 0);
+        CHECK_EQ(pshm_alloc_live_blocks(a), 1);
+        CHECK_EQ(pshm_alloc_check(a), 0);
+        CHECK_EQ(pshm_alloc_alloc(a, 1, 0, &off), ENOMEM);
+        CHECK_EQ(pshm_alloc_free(a, 0), 0);
+        CHECK_EQ(pshm_alloc_free_bytes(a), sz);
+        CHECK_EQ(pshm_alloc_largest_free(a), sz);
+        CHECK_EQ(pshm_alloc_live_blocks(a), 0);
+        CHECK_EQ(pshm_alloc_check(a), 0);
         /* One byte more than the heap never fits. */
-        CHECK(pshm_alloc_alloc(a, sz + 1, 0, &off) == ENOMEM);
+        CHECK_EQ(pshm_alloc_alloc(a, sz + 1, 0, &off), ENOMEM);
         pshm_alloc_destroy(a);
     }
 }
@@ -124,36 +105,36 @@ static void test_exhaustion(void) {
     }
     size_t off[4];
     for (int i = 0; i < 4; i++) {
-        CHECK(pshm_alloc_alloc(a, 1000, 0, &off[i]) == 0);
-        CHECK(off[i] == (size_t)i * 1008);
+        CHECK_EQ(pshm_alloc_alloc(a, 1000, 0, &off[i]), 0);
+        CHECK_EQ(off[i], (size_t)i * 1008);
     }
-    CHECK(pshm_alloc_free_bytes(a) == 64);
+    CHECK_EQ(pshm_alloc_free_bytes(a), 64);
 
     snap before = take_snap(a);
     size_t x = 777;
-    CHECK(pshm_alloc_alloc(a, 100, 0, &x) == ENOMEM);
-    CHECK(x == 777);
+    CHECK_EQ(pshm_alloc_alloc(a, 100, 0, &x), ENOMEM);
+    CHECK_EQ(x, 777);
     CHECK(same_snap(before, take_snap(a)));
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_check(a), 0);
 
     /* Fragmentation: enough free bytes in total but no single range. */
-    CHECK(pshm_alloc_free(a, off[0]) == 0);
-    CHECK(pshm_alloc_free(a, off[2]) == 0);
-    CHECK(pshm_alloc_free_bytes(a) == 64 + 2 * 1008);
+    CHECK_EQ(pshm_alloc_free(a, off[0]), 0);
+    CHECK_EQ(pshm_alloc_free(a, off[2]), 0);
+    CHECK_EQ(pshm_alloc_free_bytes(a), 64 + 2 * 1008);
     before = take_snap(a);
-    CHECK(pshm_alloc_alloc(a, 1500, 0, &x) == ENOMEM);
+    CHECK_EQ(pshm_alloc_alloc(a, 1500, 0, &x), ENOMEM);
     CHECK(same_snap(before, take_snap(a)));
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_check(a), 0);
 
     /* The exact remainder at the end still fits, then nothing does. */
     CHECK(pshm_alloc_alloc(a, 1008, 0, &x) == 0 && x == 0);
     CHECK(pshm_alloc_alloc(a, 1008, 0, &x) == 0 && x == 2016);
     CHECK(pshm_alloc_alloc(a, 64, 0, &x) == 0 && x == 4032);
     before = take_snap(a);
-    CHECK(pshm_alloc_alloc(a, 1, 0, &x) == ENOMEM);
+    CHECK_EQ(pshm_alloc_alloc(a, 1, 0, &x), ENOMEM);
     CHECK(same_snap(before, take_snap(a)));
-    CHECK(pshm_alloc_largest_free(a) == 0);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_largest_free(a), 0);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     pshm_alloc_destroy(a);
 }
 
@@ -168,11 +149,11 @@ static void test_alignment(void) {
     CHECK(pshm_alloc_alloc(a, 16, 0, &first) == 0 && first == 0);
     for (size_t al = 16; al <= (1u << 20); al <<= 1) {
         /* A small block first so the next start is misaligned for al. */
-        CHECK(pshm_alloc_alloc(a, 16, 16, &off) == 0);
-        CHECK(pshm_alloc_alloc(a, 1 + al / 2, al, &off) == 0);
-        CHECK(off % al == 0);
-        CHECK(pshm_alloc_block_size(a, off) >= 1 + al / 2);
-        CHECK(pshm_alloc_check(a) == 0);
+        CHECK_EQ(pshm_alloc_alloc(a, 16, 16, &off), 0);
+        CHECK_EQ(pshm_alloc_alloc(a, 1 + al / 2, al, &off), 0);
+        CHECK_EQ(off % al, 0);
+        CHECK_GE(pshm_alloc_block_size(a, off), 1 + al / 2);
+        CHECK_EQ(pshm_alloc_check(a), 0);
     }
 
     /* Leading alignment gaps go back to the free set and are reused. */
@@ -183,8 +164,8 @@ static void test_alignment(void) {
         CHECK(pshm_alloc_alloc(b, 64, 1u << 20, &y) == 0 && y == (1u << 20));
         CHECK(pshm_alloc_alloc(b, 32, 0, &z) == 0 && z == 16);
         CHECK(pshm_alloc_alloc(b, 16, 4096, &z) == 0 && z == 4096);
-        CHECK(pshm_alloc_free_bytes(b) == heap - 16 - 64 - 32 - 16);
-        CHECK(pshm_alloc_check(b) == 0);
+        CHECK_EQ(pshm_alloc_free_bytes(b), heap - 16 - 64 - 32 - 16);
+        CHECK_EQ(pshm_alloc_check(b), 0);
         pshm_alloc_destroy(b);
     } else {
         CHECK(0);
@@ -195,19 +176,19 @@ static void test_alignment(void) {
     if (c) {
         size_t x;
         CHECK(pshm_alloc_alloc(c, 1, 0, &x) == 0 && x == 0);
-        CHECK(pshm_alloc_block_size(c, 0) == 64); /* min_align is the granularity */
+        CHECK_EQ(pshm_alloc_block_size(c, 0), 64);            /* min_align is the granularity */
         CHECK(pshm_alloc_alloc(c, 0, 0, &x) == 0 && x == 64); /* size 0 acts as 1 */
         CHECK(pshm_alloc_alloc(c, 1, 8, &x) == 0 && x == 128); /* raised to min_align */
         CHECK(pshm_alloc_alloc(c, 1, 256, &x) == 0 && x == 256);
         snap before = take_snap(c);
-        CHECK(pshm_alloc_alloc(c, 1, 3, &x) == EINVAL);
-        CHECK(pshm_alloc_alloc(c, 1, 96, &x) == EINVAL);
-        CHECK(pshm_alloc_alloc(c, SIZE_MAX, 0, &x) == EINVAL);
-        CHECK(pshm_alloc_alloc(c, SIZE_MAX - 63, 64, &x) == EINVAL);
-        CHECK(pshm_alloc_alloc(c, SIZE_MAX / 2, 0, &x) == ENOMEM);
-        CHECK(pshm_alloc_alloc(c, 1, (size_t)1 << (sizeof(size_t) * 8 - 1), &x) == ENOMEM);
+        CHECK_EQ(pshm_alloc_alloc(c, 1, 3, &x), EINVAL);
+        CHECK_EQ(pshm_alloc_alloc(c, 1, 96, &x), EINVAL);
+        CHECK_EQ(pshm_alloc_alloc(c, SIZE_MAX, 0, &x), EINVAL);
+        CHECK_EQ(pshm_alloc_alloc(c, SIZE_MAX - 63, 64, &x), EINVAL);
+        CHECK_EQ(pshm_alloc_alloc(c, SIZE_MAX / 2, 0, &x), ENOMEM);
+        CHECK_EQ(pshm_alloc_alloc(c, 1, (size_t)1 << (sizeof(size_t) * 8 - 1), &x), ENOMEM);
         CHECK(same_snap(before, take_snap(c)));
-        CHECK(pshm_alloc_check(c) == 0);
+        CHECK_EQ(pshm_alloc_check(c), 0);
         pshm_alloc_destroy(c);
     } else {
         CHECK(0);
@@ -221,31 +202,31 @@ static void test_bad_free(void) {
         CHECK(0);
         return;
     }
-    CHECK(pshm_alloc_free(a, 0) == EINVAL); /* nothing allocated yet */
+    CHECK_EQ(pshm_alloc_free(a, 0), EINVAL); /* nothing allocated yet */
     size_t x, y;
-    CHECK(pshm_alloc_alloc(a, 100, 0, &x) == 0);
-    CHECK(pshm_alloc_alloc(a, 100, 0, &y) == 0);
+    CHECK_EQ(pshm_alloc_alloc(a, 100, 0, &x), 0);
+    CHECK_EQ(pshm_alloc_alloc(a, 100, 0, &y), 0);
     snap before = take_snap(a);
-    CHECK(pshm_alloc_free(a, x + 16) == EINVAL); /* inside a block */
-    CHECK(pshm_alloc_free(a, x + 1) == EINVAL);
-    CHECK(pshm_alloc_free(a, 2048) == EINVAL);   /* in a free range */
-    CHECK(pshm_alloc_free(a, 1u << 20) == EINVAL); /* beyond the heap */
-    CHECK(pshm_alloc_free(a, SIZE_MAX) == EINVAL);
+    CHECK_EQ(pshm_alloc_free(a, x + 16), EINVAL); /* inside a block */
+    CHECK_EQ(pshm_alloc_free(a, x + 1), EINVAL);
+    CHECK_EQ(pshm_alloc_free(a, 2048), EINVAL);     /* in a free range */
+    CHECK_EQ(pshm_alloc_free(a, 1u << 20), EINVAL); /* beyond the heap */
+    CHECK_EQ(pshm_alloc_free(a, SIZE_MAX), EINVAL);
     CHECK(same_snap(before, take_snap(a)));
-    CHECK(pshm_alloc_block_size(a, x + 16) == 0);
-    CHECK(pshm_alloc_block_size(a, 2048) == 0);
+    CHECK_EQ(pshm_alloc_block_size(a, x + 16), 0);
+    CHECK_EQ(pshm_alloc_block_size(a, 2048), 0);
 
-    CHECK(pshm_alloc_free(a, x) == 0);
+    CHECK_EQ(pshm_alloc_free(a, x), 0);
     before = take_snap(a);
-    CHECK(pshm_alloc_free(a, x) == EINVAL); /* double free */
+    CHECK_EQ(pshm_alloc_free(a, x), EINVAL); /* double free */
     CHECK(same_snap(before, take_snap(a)));
-    CHECK(pshm_alloc_block_size(a, y) == 112);
+    CHECK_EQ(pshm_alloc_block_size(a, y), 112);
 
     size_t no;
     int moved;
-    CHECK(pshm_alloc_realloc(a, x, 10, &no, &moved) == EINVAL);
-    CHECK(pshm_alloc_realloc(a, y + 16, 10, &no, &moved) == EINVAL);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_realloc(a, x, 10, &no, &moved), EINVAL);
+    CHECK_EQ(pshm_alloc_realloc(a, y + 16, 10, &no, &moved), EINVAL);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     pshm_alloc_destroy(a);
 }
 
@@ -263,24 +244,24 @@ static void test_coalesce(void) {
         }
         size_t off[4];
         for (int i = 0; i < 4; i++) CHECK(pshm_alloc_alloc(a, 64, 0, &off[i]) == 0 && off[i] == (size_t)i * 64);
-        CHECK(pshm_alloc_free_bytes(a) == 0);
+        CHECK_EQ(pshm_alloc_free_bytes(a), 0);
         int freed[4] = {0};
         for (int k = 0; k < 4; k++) {
             int i = perm[k];
-            CHECK(pshm_alloc_free(a, off[i]) == 0);
+            CHECK_EQ(pshm_alloc_free(a, off[i]), 0);
             freed[i] = 1;
-            CHECK(pshm_alloc_check(a) == 0);
+            CHECK_EQ(pshm_alloc_check(a), 0);
             /* The largest free range is the longest run of freed blocks. */
             size_t run = 0, best = 0;
             for (int j = 0; j < 4; j++) {
                 run = freed[j] ? run + 64 : 0;
                 if (run > best) best = run;
             }
-            CHECK(pshm_alloc_largest_free(a) == best);
+            CHECK_EQ(pshm_alloc_largest_free(a), best);
         }
-        CHECK(pshm_alloc_largest_free(a) == heap);
-        CHECK(pshm_alloc_free_bytes(a) == heap);
-        CHECK(pshm_alloc_live_blocks(a) == 0);
+        CHECK_EQ(pshm_alloc_largest_free(a), heap);
+        CHECK_EQ(pshm_alloc_free_bytes(a), heap);
+        CHECK_EQ(pshm_alloc_live_blocks(a), 0);
         /* Coalesced into one range: the whole heap is allocatable again. */
         size_t x;
         CHECK(pshm_alloc_alloc(a, heap, 0, &x) == 0 && x == 0);
@@ -302,7 +283,7 @@ static void test_coalesce(void) {
             perm[hi] = t;
         }
     }
-    CHECK(n_orders == 24);
+    CHECK_EQ(n_orders, 24);
 
     /* Coalescing with a larger free tail and a free head. */
     pshm_alloc *a = pshm_alloc_create(4096, 16);
@@ -311,18 +292,18 @@ static void test_coalesce(void) {
         return;
     }
     size_t b0, b1, b2;
-    CHECK(pshm_alloc_alloc(a, 64, 0, &b0) == 0);
-    CHECK(pshm_alloc_alloc(a, 64, 0, &b1) == 0);
-    CHECK(pshm_alloc_alloc(a, 64, 0, &b2) == 0);
-    CHECK(pshm_alloc_free(a, b2) == 0); /* merges into the tail */
-    CHECK(pshm_alloc_largest_free(a) == 4096 - 128);
-    CHECK(pshm_alloc_free(a, b0) == 0); /* stays separate: b1 is live */
-    CHECK(pshm_alloc_largest_free(a) == 4096 - 128);
-    CHECK(pshm_alloc_free_bytes(a) == 4096 - 64);
-    CHECK(pshm_alloc_check(a) == 0);
-    CHECK(pshm_alloc_free(a, b1) == 0); /* joins both sides */
-    CHECK(pshm_alloc_largest_free(a) == 4096);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_alloc(a, 64, 0, &b0), 0);
+    CHECK_EQ(pshm_alloc_alloc(a, 64, 0, &b1), 0);
+    CHECK_EQ(pshm_alloc_alloc(a, 64, 0, &b2), 0);
+    CHECK_EQ(pshm_alloc_free(a, b2), 0); /* merges into the tail */
+    CHECK_EQ(pshm_alloc_largest_free(a), 4096 - 128);
+    CHECK_EQ(pshm_alloc_free(a, b0), 0); /* stays separate: b1 is live */
+    CHECK_EQ(pshm_alloc_largest_free(a), 4096 - 128);
+    CHECK_EQ(pshm_alloc_free_bytes(a), 4096 - 64);
+    CHECK_EQ(pshm_alloc_check(a), 0);
+    CHECK_EQ(pshm_alloc_free(a, b1), 0); /* joins both sides */
+    CHECK_EQ(pshm_alloc_largest_free(a), 4096);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     pshm_alloc_destroy(a);
 }
 
@@ -337,69 +318,69 @@ static void test_realloc(void) {
 
     /* Grow in place into the free space that follows. */
     CHECK(pshm_alloc_alloc(a, 100, 0, &p) == 0 && p == 0);
-    CHECK(pshm_alloc_block_size(a, p) == 112);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 112);
     moved = -1;
-    CHECK(pshm_alloc_realloc(a, p, 300, &no, &moved) == 0);
+    CHECK_EQ(pshm_alloc_realloc(a, p, 300, &no, &moved), 0);
     CHECK(moved == 0 && no == p);
-    CHECK(pshm_alloc_block_size(a, p) == 304);
-    CHECK(pshm_alloc_free_bytes(a) == 4096 - 304);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 304);
+    CHECK_EQ(pshm_alloc_free_bytes(a), 4096 - 304);
+    CHECK_EQ(pshm_alloc_check(a), 0);
 
     /* Same size and a size within the block: in place, nothing changes. */
     CHECK(pshm_alloc_realloc(a, p, 304, &no, &moved) == 0 && moved == 0 && no == p);
     CHECK(pshm_alloc_realloc(a, p, 290, &no, &moved) == 0 && moved == 0 && no == p);
-    CHECK(pshm_alloc_block_size(a, p) == 304);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 304);
 
     /* Shrink in place: the tail is released and reused by first fit. */
     CHECK(pshm_alloc_alloc(a, 64, 0, &q) == 0 && q == 304);
-    CHECK(pshm_alloc_realloc(a, p, 100, &no, &moved) == 0);
+    CHECK_EQ(pshm_alloc_realloc(a, p, 100, &no, &moved), 0);
     CHECK(moved == 0 && no == p);
-    CHECK(pshm_alloc_block_size(a, p) == 112);
-    CHECK(pshm_alloc_free_bytes(a) == 4096 - 112 - 64);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 112);
+    CHECK_EQ(pshm_alloc_free_bytes(a), 4096 - 112 - 64);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     CHECK(pshm_alloc_alloc(a, 150, 0, &r) == 0 && r == 112);
-    CHECK(pshm_alloc_free(a, r) == 0);
+    CHECK_EQ(pshm_alloc_free(a, r), 0);
 
     /* Grow that exactly consumes the following free range. */
     CHECK(pshm_alloc_realloc(a, p, 304, &no, &moved) == 0 && moved == 0 && no == p);
-    CHECK(pshm_alloc_block_size(a, p) == 304);
-    CHECK(pshm_alloc_free_bytes(a) == 4096 - 304 - 64);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 304);
+    CHECK_EQ(pshm_alloc_free_bytes(a), 4096 - 304 - 64);
+    CHECK_EQ(pshm_alloc_check(a), 0);
 
     /* Shrink whose released tail merges with a free range after it. */
     CHECK(pshm_alloc_realloc(a, q, 16, &no, &moved) == 0 && moved == 0 && no == q);
-    CHECK(pshm_alloc_block_size(a, q) == 16);
-    CHECK(pshm_alloc_largest_free(a) == 4096 - 304 - 16);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_block_size(a, q), 16);
+    CHECK_EQ(pshm_alloc_largest_free(a), 4096 - 304 - 16);
+    CHECK_EQ(pshm_alloc_check(a), 0);
 
     /* Blocked by q: must move, and the old block stays live until freed. */
     size_t live_before = pshm_alloc_live_blocks(a);
     moved = -1;
-    CHECK(pshm_alloc_realloc(a, p, 1000, &no, &moved) == 0);
-    CHECK(moved == 1);
-    CHECK(no == 320); /* first fit after q */
-    CHECK(pshm_alloc_block_size(a, no) == 1008);
-    CHECK(pshm_alloc_block_size(a, p) == 304);
-    CHECK(pshm_alloc_live_blocks(a) == live_before + 1);
+    CHECK_EQ(pshm_alloc_realloc(a, p, 1000, &no, &moved), 0);
+    CHECK_EQ(moved, 1);
+    CHECK_EQ(no, 320); /* first fit after q */
+    CHECK_EQ(pshm_alloc_block_size(a, no), 1008);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 304);
+    CHECK_EQ(pshm_alloc_live_blocks(a), live_before + 1);
     CHECK(no >= p + 304 || no + 1008 <= p);
-    CHECK(pshm_alloc_check(a) == 0);
-    CHECK(pshm_alloc_free(a, p) == 0);
-    CHECK(pshm_alloc_block_size(a, p) == 0);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_check(a), 0);
+    CHECK_EQ(pshm_alloc_free(a, p), 0);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 0);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     p = no;
 
     /* No room anywhere: ENOMEM and nothing changes. */
     snap before = take_snap(a);
     no = 4242;
     moved = 7;
-    CHECK(pshm_alloc_realloc(a, p, 4000, &no, &moved) == ENOMEM);
+    CHECK_EQ(pshm_alloc_realloc(a, p, 4000, &no, &moved), ENOMEM);
     CHECK(no == 4242 && moved == 7);
     CHECK(same_snap(before, take_snap(a)));
-    CHECK(pshm_alloc_block_size(a, p) == 1008);
-    CHECK(pshm_alloc_realloc(a, p, SIZE_MAX, &no, &moved) == ENOMEM);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 1008);
+    CHECK_EQ(pshm_alloc_realloc(a, p, SIZE_MAX, &no, &moved), ENOMEM);
     CHECK(same_snap(before, take_snap(a)));
-    CHECK(pshm_alloc_check(a) == 0);
-    CHECK(pshm_alloc_realloc(a, p + 16, 10, &no, &moved) == EINVAL);
+    CHECK_EQ(pshm_alloc_check(a), 0);
+    CHECK_EQ(pshm_alloc_realloc(a, p + 16, 10, &no, &moved), EINVAL);
     pshm_alloc_destroy(a);
 
     /* Growing into a heap whose size is not a multiple of min_align takes
@@ -411,14 +392,14 @@ static void test_realloc(void) {
     }
     CHECK(pshm_alloc_alloc(a, 10, 0, &p) == 0 && p == 0);
     CHECK(pshm_alloc_realloc(a, p, 1000, &no, &moved) == 0 && moved == 0 && no == 0);
-    CHECK(pshm_alloc_block_size(a, p) == 1000);
-    CHECK(pshm_alloc_free_bytes(a) == 0);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 1000);
+    CHECK_EQ(pshm_alloc_free_bytes(a), 0);
     CHECK(pshm_alloc_realloc(a, p, 999, &no, &moved) == 0 && moved == 0);
-    CHECK(pshm_alloc_block_size(a, p) == 1000);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 1000);
     CHECK(pshm_alloc_realloc(a, p, 500, &no, &moved) == 0 && moved == 0);
-    CHECK(pshm_alloc_block_size(a, p) == 512);
-    CHECK(pshm_alloc_free_bytes(a) == 488);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_block_size(a, p), 512);
+    CHECK_EQ(pshm_alloc_free_bytes(a), 488);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     pshm_alloc_destroy(a);
 }
 
@@ -446,15 +427,19 @@ static void test_determinism(void) {
             size_t oa = 1, ob = 2;
             int ra = pshm_alloc_alloc(a, sz, al, &oa);
             int rb = pshm_alloc_alloc(b, sz, al, &ob);
-            REQUIRE(ra == rb);
+            if (!CHECK_EQ(ra, rb))
+                goto out;
             if (ra == 0) {
-                REQUIRE(oa == ob);
+                if (!CHECK_EQ(oa, ob))
+                    goto out;
                 if (nlive < 8192) live[nlive++] = oa;
             }
         } else if (k < 80) {
             size_t i = rng_below(&r, nlive);
-            REQUIRE(pshm_alloc_free(a, live[i]) == 0);
-            REQUIRE(pshm_alloc_free(b, live[i]) == 0);
+            if (!CHECK_EQ(pshm_alloc_free(a, live[i]), 0))
+                goto out;
+            if (!CHECK_EQ(pshm_alloc_free(b, live[i]), 0))
+                goto out;
             live[i] = live[--nlive];
         } else {
             size_t i = rng_below(&r, nlive);
@@ -463,22 +448,26 @@ static void test_determinism(void) {
             int ma = -1, mb = -2;
             int ra = pshm_alloc_realloc(a, live[i], sz, &na, &ma);
             int rb = pshm_alloc_realloc(b, live[i], sz, &nb, &mb);
-            REQUIRE(ra == rb);
+            if (!CHECK_EQ(ra, rb))
+                goto out;
             if (ra == 0) {
-                REQUIRE(na == nb && ma == mb);
+                if (!CHECK(na == nb && ma == mb))
+                    goto out;
                 if (ma) {
-                    REQUIRE(pshm_alloc_free(a, live[i]) == 0);
-                    REQUIRE(pshm_alloc_free(b, live[i]) == 0);
+                    if (!CHECK_EQ(pshm_alloc_free(a, live[i]), 0))
+                        goto out;
+                    if (!CHECK_EQ(pshm_alloc_free(b, live[i]), 0))
+                        goto out;
                 }
                 live[i] = na;
             }
         }
     }
-    CHECK(pshm_alloc_free_bytes(a) == pshm_alloc_free_bytes(b));
-    CHECK(pshm_alloc_largest_free(a) == pshm_alloc_largest_free(b));
-    CHECK(pshm_alloc_live_blocks(a) == nlive);
-    CHECK(pshm_alloc_check(a) == 0);
-    CHECK(pshm_alloc_check(b) == 0);
+    CHECK_EQ(pshm_alloc_free_bytes(a), pshm_alloc_free_bytes(b));
+    CHECK_EQ(pshm_alloc_largest_free(a), pshm_alloc_largest_free(b));
+    CHECK_EQ(pshm_alloc_live_blocks(a), nlive);
+    CHECK_EQ(pshm_alloc_check(a), 0);
+    CHECK_EQ(pshm_alloc_check(b), 0);
 out:
     for (int i = 0; i < 64; i++) free(noise[i]);
     free(live);
@@ -597,11 +586,16 @@ static void test_stress(void) {
         if (op % 1000 == 0) {
             size_t total;
             size_t largest = sh_largest(s, &total);
-            REQUIRE(pshm_alloc_check(a) == 0);
-            REQUIRE(pshm_alloc_live_blocks(a) == nlive);
-            REQUIRE(pshm_alloc_free_bytes(a) == ST_HEAP - used);
-            REQUIRE(total == ST_HEAP - used);
-            REQUIRE(pshm_alloc_largest_free(a) == largest);
+            if (!CHECK_EQ(pshm_alloc_check(a), 0))
+                goto out;
+            if (!CHECK_EQ(pshm_alloc_live_blocks(a), nlive))
+                goto out;
+            if (!CHECK_EQ(pshm_alloc_free_bytes(a), ST_HEAP - used))
+                goto out;
+            if (!CHECK_EQ(total, ST_HEAP - used))
+                goto out;
+            if (!CHECK_EQ(pshm_alloc_largest_free(a), largest))
+                goto out;
         }
         /* Bias towards freeing when the heap is fairly full, so the run
          * visits both the roomy and the crowded regime. */
@@ -617,24 +611,32 @@ static void test_stress(void) {
             size_t off = SIZE_MAX;
             int rc = pshm_alloc_alloc(a, want, al, &off);
             if (!fits) {
-                REQUIRE(rc == ENOMEM);
+                if (!CHECK_EQ(rc, ENOMEM))
+                    goto out;
                 n_enomem++;
                 continue;
             }
-            REQUIRE(rc == 0);
-            REQUIRE(off == exp_at);
+            if (!CHECK_EQ(rc, 0))
+                goto out;
+            if (!CHECK_EQ(off, exp_at))
+                goto out;
             size_t len = pshm_alloc_block_size(a, off);
-            REQUIRE(len == expect_len(off, want, exp_end));
-            REQUIRE(off % eff == 0 && off + len <= ST_HEAP);
-            REQUIRE(sh_is_clear(s, off, len));
+            if (!CHECK_EQ(len, expect_len(off, want, exp_end)))
+                goto out;
+            if (!CHECK(off % eff == 0 && off + len <= ST_HEAP))
+                goto out;
+            if (!CHECK(sh_is_clear(s, off, len)))
+                goto out;
             sh_fill(s, off, len, 1);
             live[nlive++] = (blk){off, len};
             used += len;
             n_alloc++;
         } else if (k < p_free) {
             size_t i = rng_below(&r, nlive);
-            REQUIRE(pshm_alloc_free(a, live[i].off) == 0);
-            REQUIRE(pshm_alloc_free(a, live[i].off) == EINVAL);
+            if (!CHECK_EQ(pshm_alloc_free(a, live[i].off), 0))
+                goto out;
+            if (!CHECK_EQ(pshm_alloc_free(a, live[i].off), EINVAL))
+                goto out;
             sh_fill(s, live[i].off, live[i].len, 0);
             used -= live[i].len;
             live[i] = live[--nlive];
@@ -648,9 +650,11 @@ static void test_stress(void) {
             int rc = pshm_alloc_realloc(a, b.off, want, &noff, &moved);
             if (want <= b.len) {
                 /* Shrinking (or same size) is always in place. */
-                REQUIRE(rc == 0 && moved == 0 && noff == b.off);
+                if (!CHECK(rc == 0 && moved == 0 && noff == b.off))
+                    goto out;
                 size_t len = pshm_alloc_block_size(a, b.off);
-                REQUIRE(len == expect_len(b.off, want, b.off + b.len));
+                if (!CHECK_EQ(len, expect_len(b.off, want, b.off + b.len)))
+                    goto out;
                 sh_fill(s, b.off, b.len, 0);
                 sh_fill(s, b.off, len, 1);
                 used -= b.len - len;
@@ -664,9 +668,11 @@ static void test_stress(void) {
             size_t e = sh_next(s, g, 1);
             size_t end = e * ST_G < ST_HEAP ? e * ST_G : ST_HEAP;
             if (after < ST_HEAP && !sh_get(s, g) && end - b.off >= want) {
-                REQUIRE(rc == 0 && moved == 0 && noff == b.off);
+                if (!CHECK(rc == 0 && moved == 0 && noff == b.off))
+                    goto out;
                 size_t len = pshm_alloc_block_size(a, b.off);
-                REQUIRE(len == expect_len(b.off, want, end));
+                if (!CHECK_EQ(len, expect_len(b.off, want, end)))
+                    goto out;
                 sh_fill(s, b.off, len, 1);
                 used += len - b.len;
                 live[i].len = len;
@@ -675,17 +681,24 @@ static void test_stress(void) {
             }
             size_t exp_at = 0, exp_end = 0;
             if (!sh_first_fit(s, want, ST_G, &exp_at, &exp_end)) {
-                REQUIRE(rc == ENOMEM);
-                REQUIRE(pshm_alloc_block_size(a, b.off) == b.len);
+                if (!CHECK_EQ(rc, ENOMEM))
+                    goto out;
+                if (!CHECK_EQ(pshm_alloc_block_size(a, b.off), b.len))
+                    goto out;
                 n_enomem++;
                 continue;
             }
-            REQUIRE(rc == 0 && moved == 1 && noff == exp_at);
+            if (!CHECK(rc == 0 && moved == 1 && noff == exp_at))
+                goto out;
             size_t len = pshm_alloc_block_size(a, noff);
-            REQUIRE(len == expect_len(noff, want, exp_end));
-            REQUIRE(sh_is_clear(s, noff, len)); /* never overlaps the old block */
-            REQUIRE(pshm_alloc_block_size(a, b.off) == b.len); /* old kept */
-            REQUIRE(pshm_alloc_free(a, b.off) == 0);
+            if (!CHECK_EQ(len, expect_len(noff, want, exp_end)))
+                goto out;
+            if (!CHECK(sh_is_clear(s, noff, len)))
+                goto out; /* never overlaps the old block */
+            if (!CHECK_EQ(pshm_alloc_block_size(a, b.off), b.len))
+                goto out; /* old kept */
+            if (!CHECK_EQ(pshm_alloc_free(a, b.off), 0))
+                goto out;
             sh_fill(s, b.off, b.len, 0);
             sh_fill(s, noff, len, 1);
             used += len - b.len;
@@ -693,16 +706,17 @@ static void test_stress(void) {
             n_move++;
         }
     }
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     /* Drain: everything coalesces back into one range. */
     while (nlive) {
         size_t i = rng_below(&r, nlive);
-        REQUIRE(pshm_alloc_free(a, live[i].off) == 0);
+        if (!CHECK_EQ(pshm_alloc_free(a, live[i].off), 0))
+            goto out;
         live[i] = live[--nlive];
     }
-    CHECK(pshm_alloc_largest_free(a) == ST_HEAP);
-    CHECK(pshm_alloc_free_bytes(a) == ST_HEAP);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_largest_free(a), ST_HEAP);
+    CHECK_EQ(pshm_alloc_free_bytes(a), ST_HEAP);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     printf("    stress: %zu allocs, %zu frees, %zu grows, %zu shrinks, %zu moves, %zu ENOMEM\n", n_alloc,
            n_free, n_grow, n_shrink, n_move, n_enomem);
     /* The mix must have exercised every path, or the test proves little. */
@@ -736,27 +750,39 @@ static void test_perf(void) {
         goto out;
     }
     double t0 = now();
-    for (size_t i = 0; i < N; i++) REQUIRE(pshm_alloc_alloc(a, 16 + rng_below(&r, 49), 0, &off[i]) == 0);
-    REQUIRE(pshm_alloc_live_blocks(a) == N);
+    for (size_t i = 0; i < N; i++)
+        if (!CHECK_EQ(pshm_alloc_alloc(a, 16 + rng_below(&r, 49), 0, &off[i]), 0))
+            goto out;
+    if (!CHECK_EQ(pshm_alloc_live_blocks(a), N))
+        goto out;
     double t1 = now();
 
     /* Every other block freed: 50k holes of at most 64 bytes. */
-    for (size_t i = 0; i < N; i += 2) REQUIRE(pshm_alloc_free(a, off[i]) == 0);
+    for (size_t i = 0; i < N; i += 2)
+        if (!CHECK_EQ(pshm_alloc_free(a, off[i]), 0))
+            goto out;
     /* Requests no hole can hold go past all of them. */
-    for (size_t i = 0; i < N / 10; i++) REQUIRE(pshm_alloc_alloc(a, 128, 0, &big[nbig++]) == 0);
+    for (size_t i = 0; i < N / 10; i++)
+        if (!CHECK_EQ(pshm_alloc_alloc(a, 128, 0, &big[nbig++]), 0))
+            goto out;
     /* Requests that fit the holes fill them. */
-    for (size_t i = 0; i < N; i += 2) REQUIRE(pshm_alloc_alloc(a, 16, 0, &off[i]) == 0);
+    for (size_t i = 0; i < N; i += 2)
+        if (!CHECK_EQ(pshm_alloc_alloc(a, 16, 0, &off[i]), 0))
+            goto out;
     /* Reallocs: grows into holes, shrinks, and moves. */
     for (size_t i = 1; i < N; i += 5) {
         size_t no;
         int moved;
-        REQUIRE(pshm_alloc_realloc(a, off[i], 1 + rng_below(&r, 128), &no, &moved) == 0);
+        if (!CHECK_EQ(pshm_alloc_realloc(a, off[i], 1 + rng_below(&r, 128), &no, &moved), 0))
+            goto out;
         if (moved) {
-            REQUIRE(pshm_alloc_free(a, off[i]) == 0);
+            if (!CHECK_EQ(pshm_alloc_free(a, off[i]), 0))
+                goto out;
             off[i] = no;
         }
     }
-    REQUIRE(pshm_alloc_check(a) == 0);
+    if (!CHECK_EQ(pshm_alloc_check(a), 0))
+        goto out;
     double t2 = now();
 
     /* Free everything in random order. */
@@ -766,12 +792,16 @@ static void test_perf(void) {
         off[i] = off[j];
         off[j] = t;
     }
-    for (size_t i = 0; i < N; i++) REQUIRE(pshm_alloc_free(a, off[i]) == 0);
-    for (size_t i = 0; i < nbig; i++) REQUIRE(pshm_alloc_free(a, big[i]) == 0);
+    for (size_t i = 0; i < N; i++)
+        if (!CHECK_EQ(pshm_alloc_free(a, off[i]), 0))
+            goto out;
+    for (size_t i = 0; i < nbig; i++)
+        if (!CHECK_EQ(pshm_alloc_free(a, big[i]), 0))
+            goto out;
     double t3 = now();
-    CHECK(pshm_alloc_live_blocks(a) == 0);
-    CHECK(pshm_alloc_largest_free(a) == heap);
-    CHECK(pshm_alloc_check(a) == 0);
+    CHECK_EQ(pshm_alloc_live_blocks(a), 0);
+    CHECK_EQ(pshm_alloc_largest_free(a), heap);
+    CHECK_EQ(pshm_alloc_check(a), 0);
     printf("    perf: 100k allocs %.3f s, holes/realloc phase %.3f s, 110k random frees %.3f s, total %.3f s\n",
            t1 - t0, t2 - t1, t3 - t2, t3 - t0);
 out:
@@ -783,28 +813,12 @@ out:
 /* ---- driver ---------------------------------------------------------------- */
 
 int main(void) {
-    static const struct {
-        const char *name;
-        void (*fn)(void);
-    } tests[] = {
+    static const struct unit_test tests[] = {
         {"create_args", test_create_args}, {"whole_heap", test_whole_heap},
         {"exhaustion", test_exhaustion},   {"alignment", test_alignment},
         {"bad_free", test_bad_free},       {"coalesce", test_coalesce},
         {"realloc", test_realloc},         {"determinism", test_determinism},
         {"stress", test_stress},           {"perf", test_perf},
     };
-    int passed = 0, failed = 0;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        int before = g_check_failures;
-        tests[i].fn();
-        if (g_check_failures == before) {
-            printf("ok   %s\n", tests[i].name);
-            passed++;
-        } else {
-            printf("FAIL %s\n", tests[i].name);
-            failed++;
-        }
-    }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return RUN_TESTS(tests);
 }

@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "config.h"
-#include "harness.h"
+#define CHECK_WITHOUT_SHMEM /* these tests call the core directly, not the library */
+#include "../common/check.h"
 #include "settings.h"
 
 static const char *const all_vars[] = {
@@ -34,23 +35,17 @@ static void size_ok(const char *s, size_t want, int line)
 {
     size_t v = 0xdeadbeef;
     int rc = pshm_parse_size(s, &v);
-    if (rc != 0 || v != want) {
-        fprintf(stderr, "%s:%d: pshm_parse_size(\"%s\") = %d, %zu; want 0, %zu\n", __FILE__, line,
-                s, rc, v, want);
-        g_check_failures++;
-    }
+    check_at(__FILE__, line, rc == 0 && v == want, "pshm_parse_size(\"%s\") = %d, %zu; want 0, %zu",
+             s, rc, v, want);
 }
 
 static void size_bad(const char *s, int line)
 {
     size_t v = 4242;
     int rc = pshm_parse_size(s, &v);
-    if (rc != -1 || v != 4242) {
-        fprintf(stderr,
-                "%s:%d: pshm_parse_size(\"%s\") = %d (out %zu); want -1 with out untouched\n",
-                __FILE__, line, s ? s : "(null)", rc, v);
-        g_check_failures++;
-    }
+    check_at(__FILE__, line, rc == -1 && v == 4242,
+             "pshm_parse_size(\"%s\") = %d (out %zu); want -1 with out untouched", s ? s : "(null)",
+             rc, v);
 }
 
 #define SIZE_OK(s, v) size_ok((s), (v), __LINE__)
@@ -170,22 +165,16 @@ static void bool_is(const char *s, int want, int line)
 {
     int v = 77;
     int rc = pshm_parse_bool(s, &v);
-    if (rc != 0 || v != want) {
-        fprintf(stderr, "%s:%d: pshm_parse_bool(\"%s\") = %d, %d; want 0, %d\n", __FILE__, line, s,
-                rc, v, want);
-        g_check_failures++;
-    }
+    check_at(__FILE__, line, rc == 0 && v == want, "pshm_parse_bool(\"%s\") = %d, %d; want 0, %d",
+             s, rc, v, want);
 }
 
 static void bool_bad(const char *s, int line)
 {
     int v = 77;
     int rc = pshm_parse_bool(s, &v);
-    if (rc != -1 || v != 77) {
-        fprintf(stderr, "%s:%d: pshm_parse_bool(\"%s\") = %d (out %d); want -1, out untouched\n",
-                __FILE__, line, s, rc, v);
-        g_check_failures++;
-    }
+    check_at(__FILE__, line, rc == -1 && v == 77,
+             "pshm_parse_bool(\"%s\") = %d (out %d); want -1, out untouched", s, rc, v);
 }
 
 static void test_bool(void)
@@ -210,28 +199,28 @@ static void test_load_defaults(void)
     char err[1024] = "untouched";
     clear_env();
     memset(&pshm_cfg, 0x5a, sizeof pshm_cfg);
-    CHECK(pshm_config_load(err, sizeof err) == 0);
-    CHECK(pshm_cfg.symmetric_size == PSHM_DEFAULT_HEAP_SIZE);
-    CHECK(PSHM_DEFAULT_HEAP_SIZE == 256 * MiB);
-    CHECK(pshm_cfg.transport == NULL);
-    CHECK(pshm_cfg.transport_path == NULL);
+    CHECK_EQ(pshm_config_load(err, sizeof err), 0);
+    CHECK_EQ(pshm_cfg.symmetric_size, PSHM_DEFAULT_HEAP_SIZE);
+    CHECK_EQ(PSHM_DEFAULT_HEAP_SIZE, 256 * MiB);
+    CHECK_EQ(pshm_cfg.transport, NULL);
+    CHECK_EQ(pshm_cfg.transport_path, NULL);
     CHECK(pshm_cfg.globals && strcmp(pshm_cfg.globals, "map") == 0);
-    CHECK(pshm_cfg.debug == 0);
-    CHECK(pshm_cfg.info == 0);
-    CHECK(pshm_cfg.version == 0);
-    CHECK(pshm_cfg.bypass == 1);
-    CHECK(pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO);
-    CHECK(pshm_cfg.wait_sleep_us == PSHM_WAIT_SLEEP_DEFAULT);
+    CHECK_EQ(pshm_cfg.debug, 0);
+    CHECK_EQ(pshm_cfg.info, 0);
+    CHECK_EQ(pshm_cfg.version, 0);
+    CHECK_EQ(pshm_cfg.bypass, 1);
+    CHECK_EQ(pshm_cfg.wait_spins, PSHM_WAIT_SPINS_AUTO);
+    CHECK_EQ(pshm_cfg.wait_sleep_us, PSHM_WAIT_SLEEP_DEFAULT);
     /* Empty values mean "unset" where a default exists. */
     setenv("SHMEM_TRANSPORT", "", 1);
     setenv("SHMEM_GLOBALS", "", 1);
     setenv("SHMEM_WAIT_SPINS", "", 1);
     setenv("SHMEM_WAIT_SLEEP", "", 1);
-    CHECK(pshm_config_load(err, sizeof err) == 0);
-    CHECK(pshm_cfg.transport == NULL);
+    CHECK_EQ(pshm_config_load(err, sizeof err), 0);
+    CHECK_EQ(pshm_cfg.transport, NULL);
     CHECK(pshm_cfg.globals && strcmp(pshm_cfg.globals, "map") == 0);
-    CHECK(pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO);
-    CHECK(pshm_cfg.wait_sleep_us == PSHM_WAIT_SLEEP_DEFAULT);
+    CHECK_EQ(pshm_cfg.wait_spins, PSHM_WAIT_SPINS_AUTO);
+    CHECK_EQ(pshm_cfg.wait_sleep_us, PSHM_WAIT_SLEEP_DEFAULT);
     clear_env();
 }
 
@@ -240,12 +229,12 @@ static void test_load_defaults(void)
  * table's type refuses, the parser refuses too. */
 static void same_config(const struct pshm_config *a, const struct pshm_config *b, const char *var)
 {
-    CHECKF(a->symmetric_size == b->symmetric_size && a->debug == b->debug &&
-               a->info == b->info && a->version == b->version && a->bypass == b->bypass &&
-               a->wait_spins == b->wait_spins && a->emulate_nodes == b->emulate_nodes &&
-               !strcmp(a->globals, b->globals) && !strcmp(a->collectives, b->collectives) &&
-               !memcmp(a->coll_algo, b->coll_algo, sizeof a->coll_algo),
-           "%s set to its table default parses differently from unset", var);
+    CHECK(a->symmetric_size == b->symmetric_size && a->debug == b->debug && a->info == b->info &&
+              a->version == b->version && a->bypass == b->bypass &&
+              a->wait_spins == b->wait_spins && a->emulate_nodes == b->emulate_nodes &&
+              !strcmp(a->globals, b->globals) && !strcmp(a->collectives, b->collectives) &&
+              !memcmp(a->coll_algo, b->coll_algo, sizeof a->coll_algo),
+          "%s set to its table default parses differently from unset", var);
 }
 
 static void test_table_matches_parser(void)
@@ -253,7 +242,7 @@ static void test_table_matches_parser(void)
     const pshm_setting *tables[] = {pshm_core_settings, pshm_coll_settings()};
     char err[1024];
     clear_env();
-    CHECK(pshm_config_load(err, sizeof err) == 0);
+    CHECK_EQ(pshm_config_load(err, sizeof err), 0);
     struct pshm_config unset = pshm_cfg;
     int n = 0;
     for (size_t t = 0; t < 2; t++)
@@ -261,18 +250,18 @@ static void test_table_matches_parser(void)
             if (v->def[0] == '(') /* a description, not a value */
                 continue;
             setenv(v->name, v->def, 1);
-            CHECKF(pshm_config_load(err, sizeof err) == 0, "%s=%s: %s", v->name, v->def, err);
+            CHECK_EQ(pshm_config_load(err, sizeof err), 0, "%s=%s: %s", v->name, v->def, err);
             same_config(&unset, &pshm_cfg, v->name);
-            CHECKF(pshm_setting_check(v, v->def, err, sizeof err) == 0, "%s", err);
+            CHECK_EQ(pshm_setting_check(v, v->def, err, sizeof err), 0, "%s", err);
             if (v->type != PSHM_SETTING_STRING) {
                 setenv(v->name, "bogus-value", 1);
-                CHECKF(pshm_setting_check(v, "bogus-value", err, sizeof err) != 0, "%s", v->name);
-                CHECKF(pshm_config_load(err, sizeof err) != 0, "%s=bogus-value accepted", v->name);
+                CHECK_NE(pshm_setting_check(v, "bogus-value", err, sizeof err), 0, "%s", v->name);
+                CHECK_NE(pshm_config_load(err, sizeof err), 0, "%s=bogus-value accepted", v->name);
             }
             unsetenv(v->name);
             n++;
         }
-    CHECKF(n >= 14, "only %d settings with a literal default", n);
+    CHECK_GE(n, 14, "only %d settings with a literal default", n);
     clear_env();
 }
 
@@ -290,35 +279,35 @@ static void test_load_values(void)
     setenv("SHMEM_BYPASS", "0", 1);
     setenv("SHMEM_WAIT_SPINS", "1000", 1);
     setenv("SHMEM_WAIT_SLEEP", "250", 1);
-    CHECK(pshm_config_load(err, sizeof err) == 0);
-    CHECK(pshm_cfg.symmetric_size == 64 * MiB);
+    CHECK_EQ(pshm_config_load(err, sizeof err), 0);
+    CHECK_EQ(pshm_cfg.symmetric_size, 64 * MiB);
     CHECK(pshm_cfg.transport && strcmp(pshm_cfg.transport, "ofi,shm") == 0);
     CHECK(pshm_cfg.transport_path && strcmp(pshm_cfg.transport_path, "/a:/b") == 0);
     CHECK(pshm_cfg.globals && strcmp(pshm_cfg.globals, "cma") == 0);
-    CHECK(pshm_cfg.debug == 1);
-    CHECK(pshm_cfg.info == 1);
-    CHECK(pshm_cfg.version == 1);
-    CHECK(pshm_cfg.bypass == 0);
-    CHECK(pshm_cfg.wait_spins == 1000);
-    CHECK(pshm_cfg.wait_sleep_us == 250);
+    CHECK_EQ(pshm_cfg.debug, 1);
+    CHECK_EQ(pshm_cfg.info, 1);
+    CHECK_EQ(pshm_cfg.version, 1);
+    CHECK_EQ(pshm_cfg.bypass, 0);
+    CHECK_EQ(pshm_cfg.wait_spins, 1000);
+    CHECK_EQ(pshm_cfg.wait_sleep_us, 250);
 
     setenv("SHMEM_SYMMETRIC_SIZE", "1", 1);
     setenv("SHMEM_GLOBALS", "map", 1);
     setenv("SHMEM_WAIT_SPINS", "0", 1);
     setenv("SHMEM_BYPASS", "on", 1);
-    CHECK(pshm_config_load(err, sizeof err) == 0);
-    CHECK(pshm_cfg.symmetric_size == 1);
-    CHECK(strcmp(pshm_cfg.globals, "map") == 0);
-    CHECK(pshm_cfg.wait_spins == 0);
-    CHECK(pshm_cfg.bypass == 1);
+    CHECK_EQ(pshm_config_load(err, sizeof err), 0);
+    CHECK_EQ(pshm_cfg.symmetric_size, 1);
+    CHECK_STR_EQ(pshm_cfg.globals, "map");
+    CHECK_EQ(pshm_cfg.wait_spins, 0);
+    CHECK_EQ(pshm_cfg.bypass, 1);
     setenv("SHMEM_WAIT_SPINS", "1000000000", 1);
     setenv("SHMEM_WAIT_SLEEP", "0", 1);
-    CHECK(pshm_config_load(err, sizeof err) == 0);
-    CHECK(pshm_cfg.wait_spins == 1000000000u);
-    CHECK(pshm_cfg.wait_sleep_us == 0);
+    CHECK_EQ(pshm_config_load(err, sizeof err), 0);
+    CHECK_EQ(pshm_cfg.wait_spins, 1000000000u);
+    CHECK_EQ(pshm_cfg.wait_sleep_us, 0);
     setenv("SHMEM_WAIT_SLEEP", "1000000", 1);
-    CHECK(pshm_config_load(err, sizeof err) == 0);
-    CHECK(pshm_cfg.wait_sleep_us == 1000000u);
+    CHECK_EQ(pshm_config_load(err, sizeof err), 0);
+    CHECK_EQ(pshm_cfg.wait_sleep_us, 1000000u);
     clear_env();
 }
 
@@ -329,22 +318,19 @@ static void load_fails(const char *name, const char *value, const char *accepted
 {
     char err[1024];
     clear_env();
-    CHECK(pshm_config_load(err, sizeof err) == 0);
+    CHECK_EQ(pshm_config_load(err, sizeof err), 0);
     struct pshm_config before = pshm_cfg;
     setenv(name, value, 1);
     memset(err, 0, sizeof err);
     int rc = pshm_config_load(err, sizeof err);
     char quoted[600];
     snprintf(quoted, sizeof quoted, "%s='%s'", name, value);
-    if (rc != -1 || !has(err, quoted) || !has(err, accepted) || strchr(err, '\n') ||
-        memcmp(&before, &pshm_cfg, sizeof before) != 0) {
-        fprintf(stderr,
-                "%s:%d: %s: pshm_config_load = %d, err \"%s\"; want -1, one line naming %s "
-                "and containing \"%s\", pshm_cfg unchanged (%s)\n",
-                __FILE__, line, quoted, rc, err, quoted, accepted,
-                memcmp(&before, &pshm_cfg, sizeof before) ? "changed" : "unchanged");
-        g_check_failures++;
-    }
+    int kept = memcmp(&before, &pshm_cfg, sizeof before) == 0;
+    check_at(__FILE__, line,
+             rc == -1 && has(err, quoted) && has(err, accepted) && !strchr(err, '\n') && kept,
+             "%s: pshm_config_load = %d, err \"%s\"; want -1, one line naming %s and containing "
+             "\"%s\", pshm_cfg unchanged (%s)",
+             quoted, rc, err, quoted, accepted, kept ? "unchanged" : "changed");
     clear_env();
 }
 
@@ -384,8 +370,8 @@ static void test_load_error_buffer(void)
     memset(buf, 'x', sizeof buf);
     clear_env();
     setenv("SHMEM_SYMMETRIC_SIZE", "12Q", 1);
-    CHECK(pshm_config_load(buf, 8) == -1);
-    CHECK(memchr(buf, '\0', 8) != NULL);
+    CHECK_EQ(pshm_config_load(buf, 8), -1);
+    CHECK_NE(memchr(buf, '\0', 8), NULL);
     CHECK(buf[8] == 'x');
     /* A huge value still yields a terminated message. */
     static char big[8192];
@@ -394,8 +380,8 @@ static void test_load_error_buffer(void)
     setenv("SHMEM_SYMMETRIC_SIZE", big, 1);
     char err[1024];
     memset(err, 'x', sizeof err);
-    CHECK(pshm_config_load(err, sizeof err) == -1);
-    CHECK(memchr(err, '\0', sizeof err) != NULL);
+    CHECK_EQ(pshm_config_load(err, sizeof err), -1);
+    CHECK_NE(memchr(err, '\0', sizeof err), NULL);
     CHECK(has(err, "SHMEM_SYMMETRIC_SIZE="));
     clear_env();
 }
@@ -408,7 +394,7 @@ static void test_print(void)
     setenv("SHMEM_SYMMETRIC_SIZE", "3G", 1);
     setenv("SHMEM_TRANSPORT", "custom-transport-value", 1);
     FILE *f = open_memstream(&text, &len);
-    CHECK(f != NULL);
+    CHECK_NE(f, NULL);
     if (!f)
         return;
     pshm_config_print(f);
@@ -421,8 +407,8 @@ static void test_print(void)
     /* one line per variable: "  NAME  value  help" */
     for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
         nl = strchr(line, '\n');
-        CHECKF(strncmp(line, "  SHMEM_", 8) == 0 || strncmp(line, "  PLUGSHMEM_", 12) == 0,
-               "not a variable line: %.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
+        CHECK(strncmp(line, "  SHMEM_", 8) == 0 || strncmp(line, "  PLUGSHMEM_", 12) == 0,
+              "not a variable line: %.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
     }
     free(text);
     clear_env();
@@ -440,7 +426,7 @@ static void test_every_variable_checked(void)
     size_t len = 0;
     clear_env();
     FILE *f = open_memstream(&text, &len);
-    CHECK(f != NULL);
+    CHECK_NE(f, NULL);
     if (!f)
         return;
     pshm_config_print(f);
@@ -461,14 +447,14 @@ static void test_every_variable_checked(void)
                 int rc = pshm_config_load(err, sizeof err);
                 unsetenv(name);
                 snprintf(want, sizeof want, "%s='bogus-value'", name);
-                CHECKF(rc == -1 && has(err, want), "%s=bogus-value: rc %d, err \"%s\"", name, rc,
-                       err);
+                CHECK(rc == -1 && has(err, want), "%s=bogus-value: rc %d, err \"%s\"", name, rc,
+                      err);
             }
         }
         char *nl = strchr(line, '\n');
         line = nl ? nl + 1 : NULL;
     }
-    CHECKF(nvars >= (int)NVARS, "only %d variables listed", nvars);
+    CHECK_GE(nvars, (int)NVARS, "only %d variables listed", nvars);
     free(text);
     clear_env();
 }
@@ -479,37 +465,37 @@ static void test_getters(void)
 {
     static const char *const words[] = {"lazy", "eager", NULL};
     unsetenv("PSHM_TEST_G");
-    CHECK(pshm_setting_get_bool("PSHM_TEST_G", -1) == -1);
-    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == 7);
-    CHECK(pshm_setting_get_size("PSHM_TEST_G", 9) == 9);
-    CHECK(pshm_setting_get_choice("PSHM_TEST_G", words, 0) == 0);
-    CHECK(pshm_setting_get_string("PSHM_TEST_G") == NULL);
+    CHECK_EQ(pshm_setting_get_bool("PSHM_TEST_G", -1), -1);
+    CHECK_EQ(pshm_setting_get_uint("PSHM_TEST_G", 7), 7);
+    CHECK_EQ(pshm_setting_get_size("PSHM_TEST_G", 9), 9);
+    CHECK_EQ(pshm_setting_get_choice("PSHM_TEST_G", words, 0), 0);
+    CHECK_EQ(pshm_setting_get_string("PSHM_TEST_G"), NULL);
     setenv("PSHM_TEST_G", "", 1); /* empty is unset, for every type */
-    CHECK(pshm_setting_get_bool("PSHM_TEST_G", 1) == 1);
-    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == 7);
-    CHECK(pshm_setting_get_string("PSHM_TEST_G") == NULL);
+    CHECK_EQ(pshm_setting_get_bool("PSHM_TEST_G", 1), 1);
+    CHECK_EQ(pshm_setting_get_uint("PSHM_TEST_G", 7), 7);
+    CHECK_EQ(pshm_setting_get_string("PSHM_TEST_G"), NULL);
     setenv("PSHM_TEST_G", "AUTO", 1);
-    CHECK(pshm_setting_get_bool("PSHM_TEST_G", 0) == -1);
+    CHECK_EQ(pshm_setting_get_bool("PSHM_TEST_G", 0), -1);
     setenv("PSHM_TEST_G", "On", 1);
-    CHECK(pshm_setting_get_bool("PSHM_TEST_G", -1) == 1);
+    CHECK_EQ(pshm_setting_get_bool("PSHM_TEST_G", -1), 1);
     setenv("PSHM_TEST_G", "n", 1);
-    CHECK(pshm_setting_get_bool("PSHM_TEST_G", -1) == 0);
+    CHECK_EQ(pshm_setting_get_bool("PSHM_TEST_G", -1), 0);
     setenv("PSHM_TEST_G", "250", 1);
-    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == 250);
+    CHECK_EQ(pshm_setting_get_uint("PSHM_TEST_G", 7), 250);
     /* Beyond unsigned long: the largest, which a plugin's bound refuses. */
     setenv("PSHM_TEST_G", "999999999999999999999999999", 1);
-    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == ULONG_MAX);
+    CHECK_EQ(pshm_setting_get_uint("PSHM_TEST_G", 7), ULONG_MAX);
     setenv("PSHM_TEST_G", "64K", 1);
-    CHECK(pshm_setting_get_size("PSHM_TEST_G", 9) == 65536);
+    CHECK_EQ(pshm_setting_get_size("PSHM_TEST_G", 9), 65536);
     setenv("PSHM_TEST_G", "EAGER", 1);
-    CHECK(pshm_setting_get_choice("PSHM_TEST_G", words, 0) == 1);
-    CHECK(strcmp(pshm_setting_get_string("PSHM_TEST_G"), "EAGER") == 0);
+    CHECK_EQ(pshm_setting_get_choice("PSHM_TEST_G", words, 0), 1);
+    CHECK_STR_EQ(pshm_setting_get_string("PSHM_TEST_G"), "EAGER");
     /* Unchecked values (shmem_info queries without checking): the default. */
     setenv("PSHM_TEST_G", "maybe", 1);
-    CHECK(pshm_setting_get_bool("PSHM_TEST_G", -1) == -1);
-    CHECK(pshm_setting_get_uint("PSHM_TEST_G", 7) == 7);
-    CHECK(pshm_setting_get_size("PSHM_TEST_G", 9) == 9);
-    CHECK(pshm_setting_get_choice("PSHM_TEST_G", words, 0) == 0);
+    CHECK_EQ(pshm_setting_get_bool("PSHM_TEST_G", -1), -1);
+    CHECK_EQ(pshm_setting_get_uint("PSHM_TEST_G", 7), 7);
+    CHECK_EQ(pshm_setting_get_size("PSHM_TEST_G", 9), 9);
+    CHECK_EQ(pshm_setting_get_choice("PSHM_TEST_G", words, 0), 0);
     unsetenv("PSHM_TEST_G");
 }
 

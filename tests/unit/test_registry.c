@@ -14,7 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
+#define CHECK_WITHOUT_SHMEM /* these tests call the core directly, not the library */
+#include "../common/check.h"
 #include "registry.h"
 
 static const char *plugin_dir, *shadow_dir, *ceiling_dir;
@@ -39,7 +40,7 @@ static int count(struct pshm_registry *r, const char *name)
 
 static void scan(struct pshm_registry *r, const char *path)
 {
-    CHECK(pshm_registry_scan(r, path) == 0);
+    CHECK_EQ(pshm_registry_scan(r, path), 0);
     pshm_registry_query(r, &svc);
 }
 
@@ -54,12 +55,12 @@ static char *join(const char *a, const char *b)
 static void expect_rejected(struct pshm_registry *r, const char *name)
 {
     struct pshm_plugin *p = get(r, name);
-    CHECKF(p != NULL, "plugin %s not found", name);
+    CHECK_NE(p, NULL, "plugin %s not found", name);
     if (!p)
         return;
-    CHECKF(p->dl == NULL && p->desc == NULL && !p->usable, "%s: dl %p desc %p usable %d", name,
-           p->dl, (const void *)p->desc, p->usable);
-    CHECKF(p->why[0] != '\0', "%s has no reason", name);
+    CHECK(p->dl == NULL && p->desc == NULL && !p->usable, "%s: dl %p desc %p usable %d", name,
+          p->dl, (const void *)p->desc, p->usable);
+    CHECK(p->why[0] != '\0', "%s has no reason", name);
 }
 
 /* ---- tests ----------------------------------------------------------------- */
@@ -72,23 +73,23 @@ static void test_scan_finds_all(void)
                                         "misnamed", "newminor", "newsmall", "noquery",
                                         "nosym",    "oldminor", "silent",  "small",
                                         "unusable"};
-    CHECKF(r.n == (int)(sizeof names / sizeof *names), "found %d plugins", r.n);
+    CHECK_EQ(r.n, (int)(sizeof names / sizeof *names), "found %d plugins", r.n);
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         struct pshm_plugin *p = get(&r, names[i]);
-        CHECKF(p != NULL, "%s not found", names[i]);
+        CHECK_NE(p, NULL, "%s not found", names[i]);
         if (!p)
             continue;
-        CHECKF(count(&r, names[i]) == 1, "%s listed %d times", names[i], count(&r, names[i]));
+        CHECK_EQ(count(&r, names[i]), 1, "%s listed %d times", names[i], count(&r, names[i]));
         char want[4096];
         snprintf(want, sizeof want, "%s/transport-%s.so", plugin_dir, names[i]);
-        CHECKF(strcmp(p->path, want) == 0, "path %s, want %s", p->path, want);
+        CHECK_STR_EQ(p->path, want, "path %s, want %s", p->path, want);
     }
     /* Sorted by file name: the listing and priority ties are reproducible. */
     for (int i = 1; i < r.n; i++)
-        CHECKF(strcmp(r.p[i - 1].name, r.p[i].name) < 0, "%s before %s", r.p[i - 1].name,
-               r.p[i].name);
+        CHECK_LT(strcmp(r.p[i - 1].name, r.p[i].name), 0, "%s before %s", r.p[i - 1].name,
+                 r.p[i].name);
     CHECK_HAS(pshm_registry_dirs(&r), plugin_dir);
-    CHECK(strncmp(pshm_registry_dirs(&r), plugin_dir, strlen(plugin_dir)) == 0);
+    CHECK_EQ(strncmp(pshm_registry_dirs(&r), plugin_dir, strlen(plugin_dir)), 0);
     pshm_registry_release(&r, NULL);
     CHECK(r.n == 0 && r.p == NULL);
 }
@@ -98,16 +99,16 @@ static void test_good_plugin(void)
     struct pshm_registry r;
     scan(&r, plugin_dir);
     struct pshm_plugin *d = get(&r, "dummy");
-    CHECK(d != NULL);
+    CHECK_NE(d, NULL);
     if (d) {
-        CHECK(d->dl != NULL);
-        CHECK(d->desc != NULL);
-        CHECK(d->usable == 1);
-        CHECK(d->priority == 5);
-        CHECKF(d->why[0] == '\0', "usable dummy has a reason: %s", d->why);
+        CHECK_NE(d->dl, NULL);
+        CHECK_NE(d->desc, NULL);
+        CHECK_EQ(d->usable, 1);
+        CHECK_EQ(d->priority, 5);
+        CHECK(d->why[0] == '\0', "usable dummy has a reason: %s", d->why);
         if (d->desc) {
-            CHECK(d->desc->hdr.major == PSHM_TRANSPORT_ABI_MAJOR);
-            CHECK(strcmp(d->desc->name, "dummy") == 0);
+            CHECK_EQ(d->desc->hdr.major, PSHM_TRANSPORT_ABI_MAJOR);
+            CHECK_STR_EQ(d->desc->name, "dummy");
             CHECK_HAS(d->desc->description, "primary");
         }
     }
@@ -161,9 +162,9 @@ static void test_minors(void)
     struct pshm_plugin *p = get(&r, "oldminor");
     CHECK(p && p->desc && p->usable && p->priority == 4);
     if (p && p->desc)
-        CHECK(p->desc->hdr.minor == 0);
+        CHECK_EQ(p->desc->hdr.minor, 0);
     p = get(&r, "newminor");
-    CHECKF(p && p->desc && p->usable && p->priority == 2, "newminor: %s", p ? p->why : "absent");
+    CHECK(p && p->desc && p->usable && p->priority == 2, "newminor: %s", p ? p->why : "absent");
     if (p && p->desc)
         CHECK(p->desc->hdr.minor == 9 && p->desc->hdr.size > sizeof(pshm_transport_desc));
     expect_rejected(&r, "newsmall");
@@ -186,7 +187,7 @@ static void test_misnamed(void)
         CHECK_HAS(p->why, "'impostor'");
         CHECK_HAS(p->why, "'misnamed'");
     }
-    CHECK(get(&r, "impostor") == NULL);
+    CHECK_EQ(get(&r, "impostor"), NULL);
     pshm_registry_release(&r, NULL);
 }
 
@@ -216,15 +217,15 @@ static void test_unusable(void)
     struct pshm_registry r;
     scan(&r, plugin_dir);
     struct pshm_plugin *p = get(&r, "unusable");
-    CHECK(p != NULL);
+    CHECK_NE(p, NULL);
     if (p) {
         CHECK(p->dl != NULL && p->desc != NULL); /* loaded fine... */
         CHECK(!p->usable);                       /* ...but says no */
-        CHECK(p->priority < 0);
+        CHECK_LT(p->priority, 0);
         CHECK_HAS(p->why, "the fake hardware is absent");
     }
     p = get(&r, "silent");
-    CHECK(p != NULL);
+    CHECK_NE(p, NULL);
     if (p) {
         CHECK(!p->usable);
         CHECK_HAS(p->why, "not usable here");
@@ -243,8 +244,8 @@ static void test_select_preference(void)
     for (size_t i = 0; i < sizeof prefs / sizeof *prefs; i++) {
         strcpy(err, "untouched");
         struct pshm_plugin *p = pshm_registry_select(&r, prefs[i], err, sizeof err);
-        CHECKF(p && strcmp(p->name, "dummy") == 0, "pref '%s' chose %s (%s)", prefs[i],
-               p ? p->name : "nothing", p ? "" : err);
+        CHECK(p && strcmp(p->name, "dummy") == 0, "pref '%s' chose %s (%s)", prefs[i],
+              p ? p->name : "nothing", p ? "" : err);
     }
     pshm_registry_release(&r, NULL);
 }
@@ -256,7 +257,7 @@ static void test_select_failures(void)
     scan(&r, plugin_dir);
 
     strcpy(err, "untouched");
-    CHECK(pshm_registry_select(&r, "nope", err, sizeof err) == NULL);
+    CHECK_EQ(pshm_registry_select(&r, "nope", err, sizeof err), NULL);
     CHECK_HAS(err, "SHMEM_TRANSPORT='nope'");
     CHECK_HAS(err, "nope: not installed");
     CHECK_HAS(err, "installed: ");
@@ -269,10 +270,10 @@ static void test_select_failures(void)
         CHECK_HAS(inst, names[i]);
     CHECK_HAS(inst, "unusable (unusable)");
     CHECK(!has(inst, "dummy (unusable)"));
-    CHECK(strchr(err, '\n') == NULL);
+    CHECK_EQ(strchr(err, '\n'), NULL);
 
     /* Each named transport's reason is given. */
-    CHECK(pshm_registry_select(&r, "unusable,broken,badabi,misnamed", err, sizeof err) == NULL);
+    CHECK_EQ(pshm_registry_select(&r, "unusable,broken,badabi,misnamed", err, sizeof err), NULL);
     CHECK_HAS(err, "SHMEM_TRANSPORT='unusable,broken,badabi,misnamed'");
     CHECK_HAS(err, "unusable: unusable: the fake hardware is absent");
     CHECK_HAS(err, "broken: cannot load");
@@ -283,8 +284,8 @@ static void test_select_failures(void)
     /* A small buffer is truncated, not overrun. */
     char small[16];
     memset(small, 'x', sizeof small);
-    CHECK(pshm_registry_select(&r, "nope", small, 10) == NULL);
-    CHECK(memchr(small, '\0', 10) != NULL);
+    CHECK_EQ(pshm_registry_select(&r, "nope", small, 10), NULL);
+    CHECK_NE(memchr(small, '\0', 10), NULL);
     CHECK(small[10] == 'x');
     pshm_registry_release(&r, NULL);
 }
@@ -296,15 +297,14 @@ static void test_select_priority(void)
     /* Only dummy (5) is usable here. */
     scan(&r, plugin_dir);
     struct pshm_plugin *p = pshm_registry_select(&r, NULL, err, sizeof err);
-    CHECKF(p && strcmp(p->name, "dummy") == 0, "chose %s", p ? p->name : err);
+    CHECK(p && strcmp(p->name, "dummy") == 0, "chose %s", p ? p->name : err);
     pshm_registry_release(&r, NULL);
 
     /* dummy (5, first folder) shadows dummy (50); high (7) wins. */
     char *path = join(plugin_dir, shadow_dir);
     scan(&r, path);
     p = pshm_registry_select(&r, NULL, err, sizeof err);
-    CHECKF(p && strcmp(p->name, "high") == 0 && p->priority == 7, "chose %s",
-           p ? p->name : err);
+    CHECK(p && strcmp(p->name, "high") == 0 && p->priority == 7, "chose %s", p ? p->name : err);
     pshm_registry_release(&r, NULL);
     free(path);
 
@@ -312,8 +312,8 @@ static void test_select_priority(void)
     path = join(shadow_dir, plugin_dir);
     scan(&r, path);
     p = pshm_registry_select(&r, NULL, err, sizeof err);
-    CHECKF(p && strcmp(p->name, "dummy") == 0 && p->priority == 50, "chose %s prio %d",
-           p ? p->name : err, p ? p->priority : -99);
+    CHECK(p && strcmp(p->name, "dummy") == 0 && p->priority == 50, "chose %s prio %d",
+          p ? p->name : err, p ? p->priority : -99);
     /* An explicit preference beats priority. */
     p = pshm_registry_select(&r, "high", err, sizeof err);
     CHECK(p && strcmp(p->name, "high") == 0);
@@ -326,29 +326,29 @@ static void test_shadowing(void)
     struct pshm_registry r;
     char *path = join(plugin_dir, shadow_dir);
     scan(&r, path);
-    CHECK(count(&r, "dummy") == 1);
-    CHECK(count(&r, "high") == 1);
+    CHECK_EQ(count(&r, "dummy"), 1);
+    CHECK_EQ(count(&r, "high"), 1);
     struct pshm_plugin *p = get(&r, "dummy");
     if (p) {
         char want[4096];
         snprintf(want, sizeof want, "%s/transport-dummy.so", plugin_dir);
-        CHECKF(strcmp(p->path, want) == 0, "dummy from %s", p->path);
-        CHECK(p->priority == 5);
+        CHECK_STR_EQ(p->path, want, "dummy from %s", p->path);
+        CHECK_EQ(p->priority, 5);
         CHECK(p->desc && has(p->desc->description, "primary"));
     }
     char want_dirs[8192];
     snprintf(want_dirs, sizeof want_dirs, "%s:%s", plugin_dir, shadow_dir);
-    CHECK(strncmp(pshm_registry_dirs(&r), want_dirs, strlen(want_dirs)) == 0);
+    CHECK_EQ(strncmp(pshm_registry_dirs(&r), want_dirs, strlen(want_dirs)), 0);
     pshm_registry_release(&r, NULL);
     free(path);
 
     path = join(shadow_dir, plugin_dir);
     scan(&r, path);
-    CHECK(count(&r, "dummy") == 1);
+    CHECK_EQ(count(&r, "dummy"), 1);
     p = get(&r, "dummy");
     if (p) {
         CHECK_HAS(p->path, shadow_dir);
-        CHECK(p->priority == 50);
+        CHECK_EQ(p->priority, 50);
         CHECK(p->desc && has(p->desc->description, "shadow"));
     }
     pshm_registry_release(&r, NULL);
@@ -370,11 +370,11 @@ static void test_odd_paths(void)
 
     /* Nothing found: the message says so and where it looked. */
     scan(&r, "/nonexistent/plugshmem-test");
-    CHECK(r.n == 0);
-    CHECK(pshm_registry_select(&r, NULL, err, sizeof err) == NULL);
+    CHECK_EQ(r.n, 0);
+    CHECK_EQ(pshm_registry_select(&r, NULL, err, sizeof err), NULL);
     CHECK_HAS(err, "no usable transport");
     CHECK_HAS(err, "none (searched /nonexistent/plugshmem-test");
-    CHECK(pshm_registry_select(&r, "shm", err, sizeof err) == NULL);
+    CHECK_EQ(pshm_registry_select(&r, "shm", err, sizeof err), NULL);
     CHECK_HAS(err, "SHMEM_TRANSPORT='shm'");
     CHECK_HAS(err, "shm: not installed");
     CHECK_HAS(err, "/nonexistent/plugshmem-test");
@@ -387,7 +387,7 @@ static void test_odd_paths(void)
     scan(&r, path);
     for (int i = 0; i < r.n; i++)
         r.p[i].usable = 0; /* pretend the usable ones said no */
-    CHECK(pshm_registry_select(&r, NULL, err, sizeof err) == NULL);
+    CHECK_EQ(pshm_registry_select(&r, NULL, err, sizeof err), NULL);
     CHECK_HAS(err, "no usable transport; installed: ");
     CHECK_HAS(err, "dummy (unusable)");
     pshm_registry_release(&r, NULL);
@@ -400,7 +400,7 @@ static void test_release_keep(void)
     char err[2048];
     scan(&r, plugin_dir);
     struct pshm_plugin *p = pshm_registry_select(&r, "dummy", err, sizeof err);
-    CHECK(p != NULL);
+    CHECK_NE(p, NULL);
     if (!p) {
         pshm_registry_release(&r, NULL);
         return;
@@ -409,12 +409,12 @@ static void test_release_keep(void)
     pshm_registry_release(&r, p);
     /* The kept plugin stays loaded and owned by the caller. */
     CHECK(kept.dl != NULL && kept.desc != NULL);
-    CHECK(strcmp(kept.name, "dummy") == 0);
+    CHECK_STR_EQ(kept.name, "dummy");
     char why[64] = "";
     if (kept.desc)
-        CHECK(kept.desc->query(&svc, why, sizeof why) == 5);
+        CHECK_EQ(kept.desc->query(&svc, why, sizeof why), 5);
     void *again = dlopen(kept.path, RTLD_NOW | RTLD_NOLOAD);
-    CHECK(again != NULL);
+    CHECK_NE(again, NULL);
     if (again)
         dlclose(again);
     dlclose(kept.dl);
@@ -424,7 +424,7 @@ static void test_release_keep(void)
     char path[4096];
     snprintf(path, sizeof path, "%s/transport-badabi.so", plugin_dir);
     void *h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-    CHECK((h == NULL) != PSHM_PLUGINS_STAY_LOADED);
+    CHECK_NE((h == NULL), PSHM_PLUGINS_STAY_LOADED);
     if (h)
         dlclose(h);
 }
@@ -436,8 +436,8 @@ static void test_rescan(void)
         struct pshm_registry r;
         char *path = join(shadow_dir, plugin_dir);
         scan(&r, path);
-        CHECK(r.n == 14);
-        CHECK(count(&r, "dummy") == 1);
+        CHECK_EQ(r.n, 14);
+        CHECK_EQ(count(&r, "dummy"), 1);
         pshm_registry_release(&r, NULL);
         free(path);
     }
@@ -450,19 +450,19 @@ static void test_query_best(void)
 {
     struct pshm_registry r;
     char err[2048];
-    CHECK(pshm_registry_scan(&r, ceiling_dir) == 0);
+    CHECK_EQ(pshm_registry_scan(&r, ceiling_dir), 0);
     pshm_registry_query_best(&r, &svc);
     struct pshm_plugin *capped = get(&r, "capped"), *floor_ = get(&r, "floor");
     CHECK(capped != NULL && floor_ != NULL);
     if (capped && floor_) {
         CHECK(floor_->queried && floor_->usable && floor_->priority == 5);
-        CHECKF(!capped->queried, "capped was queried although its ceiling is 1 < 5");
+        CHECK(!capped->queried, "capped was queried although its ceiling is 1 < 5");
         struct pshm_plugin *p = pshm_registry_select(&r, NULL, err, sizeof err);
-        CHECK(p == floor_);
+        CHECK_EQ(p, floor_);
     }
     pshm_registry_release(&r, NULL);
 
-    CHECK(pshm_registry_scan(&r, ceiling_dir) == 0);
+    CHECK_EQ(pshm_registry_scan(&r, ceiling_dir), 0);
     pshm_registry_query(&r, &svc);
     struct pshm_plugin *p = pshm_registry_select(&r, NULL, err, sizeof err);
     CHECK(p && strcmp(p->name, "capped") == 0 && p->priority == 50);
@@ -474,7 +474,7 @@ static void write_file(const char *dir, const char *name, const void *data, size
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE *f = fopen(path, "wb");
-    CHECKF(f != NULL, "cannot write %s", path);
+    CHECK_NE(f, NULL, "cannot write %s", path);
     if (f) {
         CHECK(fwrite(data, 1, n, f) == n || n == 0);
         fclose(f);
@@ -498,14 +498,14 @@ static size_t head_of(const char *path, char *buf, size_t n)
 static void test_damaged(void)
 {
     char tmp[] = "/tmp/test_registry.XXXXXX", err[2048], buf[2048], path[4096];
-    CHECK(mkdtemp(tmp) != NULL);
+    CHECK_NE(mkdtemp(tmp), NULL);
     write_file(tmp, "transport-dummy.so", "", 0); /* hides plugin_dir's */
     for (size_t i = 0; i < sizeof buf; i++)
         buf[i] = (char)(i * 131 + 7);
     write_file(tmp, "transport-noise.so", buf, sizeof buf);
     snprintf(path, sizeof path, "%s/transport-high.so", shadow_dir);
     size_t n = head_of(path, buf, 1024);
-    CHECK(n == 1024);
+    CHECK_EQ(n, 1024);
     write_file(tmp, "transport-cut.so", buf, n);
 
     struct pshm_registry r;
@@ -532,18 +532,18 @@ static void test_damaged(void)
         CHECK(!p->broken && has(p->why, "cannot load"));
 
     /* Without a preference a damaged plugin's priority is unknown. */
-    CHECK(pshm_registry_select(&r, NULL, err, sizeof err) == NULL);
+    CHECK_EQ(pshm_registry_select(&r, NULL, err, sizeof err), NULL);
     CHECK_HAS(err, "transport 'cut' (");
     CHECK_HAS(err, "cannot be used: damaged: cut short");
     CHECK_HAS(err, "name the transport with SHMEM_TRANSPORT");
     /* Reached in the list: an error, not the next one. */
-    CHECK(pshm_registry_select(&r, "unusable,dummy,high", err, sizeof err) == NULL);
+    CHECK_EQ(pshm_registry_select(&r, "unusable,dummy,high", err, sizeof err), NULL);
     CHECK_HAS(err, "SHMEM_TRANSPORT='unusable,dummy,high': transport 'dummy'");
     CHECK_HAS(err, "damaged: empty file");
-    CHECK(strchr(err, '\n') == NULL);
+    CHECK_EQ(strchr(err, '\n'), NULL);
     /* Not reached: no matter. */
     p = pshm_registry_select(&r, "high,dummy", err, sizeof err);
-    CHECKF(p && strcmp(p->name, "high") == 0, "chose %s", p ? p->name : err);
+    CHECK(p && strcmp(p->name, "high") == 0, "chose %s", p ? p->name : err);
     pshm_registry_release(&r, NULL);
     CHECK(*pshm_registry_missing(&r) == '\0');
 

@@ -8,7 +8,7 @@
 
 #include "mpi_plugin.h"
 
-struct mctx mdflt;
+struct mctx dflt;
 
 static void sets_free(struct mctx *c)
 {
@@ -24,14 +24,14 @@ static void sets_free(struct mctx *c)
 
 int ctx_setup(struct mctx *c, int solo, MPI_Win rma[PSHM_NSEGS], int slot)
 {
-    int n = mg.svc->n_pes;
+    int n = g.svc->n_pes;
     memset(c, 0, sizeof *c);
     c->solo = (unsigned char)solo;
     c->pool_slot = slot;
     c->own_windows = slot >= 0;
     for (int s = 0; s < PSHM_NSEGS; s++) {
         c->win[W_RMA + s] = rma[s];
-        c->win[W_AMO + s] = c == &mdflt ? rma[s] : mdflt.win[s];
+        c->win[W_AMO + s] = c == &dflt ? rma[s] : dflt.win[s];
     }
     for (int i = 0; i < W_N; i++) {
         c->ds[i].pe = malloc(sizeof(int) * (size_t)n);
@@ -89,7 +89,7 @@ __attribute__((noinline)) static void flush_shared(struct mctx *c, int i)
     int n = d->n;
     if (n > (int)(sizeof copy / sizeof *copy) && !(list = malloc(sizeof(int) * (size_t)n))) {
         pshm_unlock(&c->lock);
-        mg.svc->fatal("mpi transport: out of memory in quiet");
+        g.svc->fatal("mpi transport: out of memory in quiet");
     }
     for (int k = 0; k < n; k++) {
         list[k] = d->pe[k];
@@ -153,13 +153,13 @@ int mpi_ctx_create(long options, pshm_tctx *out)
     int slot = win_pool_take(w);
     if (slot < 0)
         for (int s = 0; s < PSHM_NSEGS; s++)
-            w[s] = mdflt.win[s];
-    int solo = mg.thread_level < THREAD_MULTIPLE || (options & (CTX_PRIVATE | CTX_SERIALIZED));
+            w[s] = dflt.win[s];
+    int solo = g.thread_level < THREAD_MULTIPLE || (options & (CTX_PRIVATE | CTX_SERIALIZED));
     if (ctx_setup(c, solo, w, slot)) {
         if (slot >= 0)
             win_pool_give(slot);
         free(c);
-        mg.svc->error("mpi transport: out of memory for a context");
+        g.svc->error("mpi transport: out of memory for a context");
         return -1;
     }
     *out = c;

@@ -20,7 +20,7 @@
 
 #define POOL_MAX 64
 
-struct mpi_state mg;
+struct mpi_state g;
 static pshm_transport_ops ops;
 static int active;         /* between init and fini */
 static int started_by_us;  /* the program had not started MPI when the session opened */
@@ -30,17 +30,10 @@ static int atexit_done;
 
 void mpi_fail(const char *what, int rc)
 {
-    char msg[MPI_MAX_ERROR_STRING + 1];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS)
-        len = snprintf(msg, sizeof msg, "error %d", rc);
-    msg[len < 0 ? 0 : len > MPI_MAX_ERROR_STRING ? MPI_MAX_ERROR_STRING : len] = '\0';
-    for (char *p = msg; *p; p++) /* MPICH's error stacks span lines */
-        if (*p == '\n')
-            *p = ' ';
+    char msg[PSHM_MPI_ERROR_LEN];
     /* The core ends the whole job through the launcher: abort() here
      * would leave the other PEs waiting for this one. */
-    mg.svc->fatal("mpi transport: %s failed: %s", what, msg);
+    g.svc->fatal("mpi transport: %s failed: %s", what, pshm_mpi_error(rc, msg));
 }
 
 /* ---- can MPI serve this job? ---------------------------------------- */
@@ -94,13 +87,13 @@ static int mpi_query(const pshm_core_services *svc, char *why, size_t whylen)
  * line; ranges and meanings are read here. */
 
 /* A count within [lo, hi], beyond the form the core checked. */
-static int number(const char *name, unsigned long lo, unsigned long hi, unsigned long dflt,
+static int number(const char *name, unsigned long lo, unsigned long hi, unsigned long def,
                   const char *unit, unsigned long *out)
 {
-    *out = mg.svc->get_uint(name, dflt);
+    *out = g.svc->get_uint(name, def);
     if (*out >= lo && *out <= hi)
         return 0;
-    mg.svc->error("%s='%s' is not valid; use %s from %lu to %lu", name, mg.svc->getenv(name), unit,
+    g.svc->error("%s='%s' is not valid; use %s from %lu to %lu", name, g.svc->getenv(name), unit,
                   lo, hi);
     return -1;
 }
@@ -155,11 +148,11 @@ static int start_mpi(int required)
      * singleton or under mpiexec -n 1 alike; a 1-PE job therefore runs on
      * the world model's MPI_COMM_SELF, started here if the program has
      * not (docs/mpi.md: such a program cannot call MPI_Init afterwards). */
-    if (mg.svc->n_pes == 1) {
+    if (g.svc->n_pes == 1) {
         if (!inited) {
             int provided;
             if (MPI_Init_thread(NULL, NULL, required, &provided) != MPI_SUCCESS) {
-                mg.svc->error("mpi transport: MPI_Init_thread failed");
+                g.svc->error("mpi transport: MPI_Init_thread failed");
                 return -1;
             }
             world_by_us = started_by_us = 1;
@@ -169,8 +162,8 @@ static int start_mpi(int required)
                 atexit_done = 1;
             }
         }
-        MPI_Query_thread(&mg.mpi_level);
-        return MPI_Comm_dup(MPI_COMM_SELF, &mg.comm) == MPI_SUCCESS ? 0 : -1;
+        MPI_Query_thread(&g.mpi_level);
+        return MPI_Comm_dup(MPI_COMM_SELF, &g.comm) == MPI_SUCCESS ? 0 : -1;
     }
     if (session == MPI_SESSION_NULL) {
         MPI_Info info;
@@ -180,7 +173,7 @@ static int start_mpi(int required)
         MPI_Info_free(&info);
         if (rc != MPI_SUCCESS) {
             session = MPI_SESSION_NULL;
-            mg.svc->error("mpi transport: MPI_Session_init failed (error %d)", rc);
+            g.svc->error("mpi transport: MPI_Session_init failed (error %d)", rc);
             return -1;
         }
         started_by_us = !inited;
@@ -193,7 +186,7 @@ static int start_mpi(int required)
     /* MPICH has one thread level per process, set by whoever started it
      * first: the program's, when it called MPI_Init before us. */
     if (inited) {
-        MPI_Query_thread(&mg.mpi_level);
+        MPI_Query_thread(&g.mpi_level);
     } else {
         MPI_Info si;
         char v[64] = "";
@@ -202,17 +195,17 @@ static int start_mpi(int required)
             MPI_Info_get(si, "thread_level", sizeof v - 1, v, &found);
             MPI_Info_free(&si);
         }
-        mg.mpi_level = found ? level_of(v) : MPI_THREAD_SINGLE;
+        g.mpi_level = found ? level_of(v) : MPI_THREAD_SINGLE;
     }
-    MPI_Group g;
-    rc = MPI_Group_from_session_pset(session, "mpi://WORLD", &g);
+    MPI_Group world;
+    rc = MPI_Group_from_session_pset(session, "mpi://WORLD", &world);
     if (rc == MPI_SUCCESS) {
-        rc = MPI_Comm_create_from_group(g, "org.plugshmem.transport", MPI_INFO_NULL,
-                                        MPI_ERRORS_RETURN, &mg.comm);
-        MPI_Group_free(&g);
+        rc = MPI_Comm_create_from_group(world, "org.plugshmem.transport", MPI_INFO_NULL,
+                                        MPI_ERRORS_RETURN, &g.comm);
+        MPI_Group_free(&world);
     }
     if (rc != MPI_SUCCESS) {
-        mg.svc->error("mpi transport: no communicator from the MPI session (error %d)", rc);
+        g.svc->error("mpi transport: no communicator from the MPI session (error %d)", rc);
         return -1;
     }
     return 0;
@@ -223,10 +216,10 @@ static int start_mpi(int required)
 static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **out)
 {
     char why[512];
-    memset(&mg, 0, sizeof mg);
-    mg.svc = svc;
-    mg.comm = MPI_COMM_NULL;
-    mg.thread_level = svc->thread_level;
+    memset(&g, 0, sizeof g);
+    g.svc = svc;
+    g.comm = MPI_COMM_NULL;
+    g.thread_level = svc->thread_level;
 
     if (pshm_kit_ready(svc, why, sizeof why)) {
         svc->error("mpi transport: %s", why);
@@ -240,17 +233,17 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
         number("SHMEM_MPI_STAGE_MAX", 0, RING_BYTES / 4, STAGE_MAX_DEFAULT, "bytes", &stage_max))
         return -1;
     int coherent = svc->get_bool("SHMEM_MPI_AMO_CPU_COHERENT", 0);
-    mg.verbose = svc->get_bool("SHMEM_MPI_VERBOSE", 0) == 1;
-    mg.pool_n = (int)pool;
-    mg.stage_max = stage_max;
+    g.verbose = svc->get_bool("SHMEM_MPI_VERBOSE", 0) == 1;
+    g.pool_n = (int)pool;
+    g.stage_max = stage_max;
     if (!mpi_would_match(svc, why, sizeof why)) {
         svc->error("mpi transport: %s", why);
         return -1;
     }
 
     /* A progress thread calls MPI beside the program: MULTIPLE. */
-    int required = want_thread != 0 || mg.thread_level == THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
-                   : mg.thread_level == THREAD_SERIALIZED                 ? MPI_THREAD_SERIALIZED
+    int required = want_thread != 0 || g.thread_level == THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                   : g.thread_level == THREAD_SERIALIZED                 ? MPI_THREAD_SERIALIZED
                                                                           : MPI_THREAD_FUNNELED;
     if (start_mpi(required))
         return -1;
@@ -260,18 +253,18 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
      * PSHM_CAP_THREAD_SAFE the core provides SHMEM_THREAD_SERIALIZED and
      * calls one op at a time, as the standard allows, instead of failing
      * shmem_init_thread. */
-    if (mg.thread_level == THREAD_MULTIPLE && mg.mpi_level < MPI_THREAD_MULTIPLE &&
+    if (g.thread_level == THREAD_MULTIPLE && g.mpi_level < MPI_THREAD_MULTIPLE &&
         want_thread != 1)
-        mg.thread_level = THREAD_SERIALIZED;
+        g.thread_level = THREAD_SERIALIZED;
     /* A single-threaded program (SHMEM_THREAD_SINGLE) with the program's
      * MPI at MPI_THREAD_SINGLE is fine: no progress thread then. */
-    int need = mg.thread_level == THREAD_MULTIPLE     ? MPI_THREAD_MULTIPLE
-               : mg.thread_level == THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
+    int need = g.thread_level == THREAD_MULTIPLE     ? MPI_THREAD_MULTIPLE
+               : g.thread_level == THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                : want_thread == 1                     ? MPI_THREAD_MULTIPLE
-               : mg.thread_level == 0                 ? MPI_THREAD_SINGLE
+               : g.thread_level == 0                 ? MPI_THREAD_SINGLE
                                                       : MPI_THREAD_FUNNELED;
-    if (mg.mpi_level < need) {
-        svc->error("mpi transport: MPI provides %s, %s needs %s", level_name(mg.mpi_level),
+    if (g.mpi_level < need) {
+        svc->error("mpi transport: MPI provides %s, %s needs %s", level_name(g.mpi_level),
                    /* a program's MULTIPLE alone was served serialized above */
                    want_thread == 1 && need == MPI_THREAD_MULTIPLE ? "SHMEM_PROGRESS_THREAD=1"
                        : "the thread level the program asked for",
@@ -280,8 +273,8 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     }
 
     int r, n;
-    MPI_Comm_rank(mg.comm, &r);
-    MPI_Comm_size(mg.comm, &n);
+    MPI_Comm_rank(g.comm, &r);
+    MPI_Comm_size(g.comm, &n);
     if (r != svc->my_pe || n != svc->n_pes) {
         svc->error("mpi transport: MPI_COMM_WORLD (rank %d of %d) is not this job (PE %d of %d)",
                    r, n, svc->my_pe, svc->n_pes);
@@ -290,7 +283,7 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     if (win_open_all())
         goto fail_comm;
     active = 1;
-    int thread = want_thread != 0 && mg.mpi_level == MPI_THREAD_MULTIPLE;
+    int thread = want_thread != 0 && g.mpi_level == MPI_THREAD_MULTIPLE;
     if (thread && progress_start((unsigned)interval)) {
         svc->error("mpi transport: cannot start the progress thread");
         goto fail_win;
@@ -305,7 +298,7 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
      * the core serializes calls and caps the level it provides.  Targets
      * need progress: a non-NULL ops.progress says so. */
     ops.caps = (coherent == 1 ? PSHM_CAP_AMO_CPU_COHERENT : 0) |
-               (mg.thread_level == THREAD_MULTIPLE ? PSHM_CAP_THREAD_SAFE : 0);
+               (g.thread_level == THREAD_MULTIPLE ? PSHM_CAP_THREAD_SAFE : 0);
     ops.ctx_create = mpi_ctx_create;
     ops.ctx_destroy = mpi_ctx_destroy;
     ops.put = mpi_put;
@@ -322,7 +315,7 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.get_nbe = mpi_get_nbe;
     ops.amo_nbe = mpi_amo_nbe;
     ops.req_test = mpi_req_test;
-    if (mg.verbose && svc->my_pe == 0) {
+    if (g.verbose && svc->my_pe == 0) {
         char lib[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
         MPI_Get_library_version(lib, &len);
@@ -336,8 +329,8 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
                 "mpi transport: %s; MPI %s by %s, %s; progress thread %s; %d context window "
                 "pair(s); puts up to %zu B staged\n",
                 lib, started_by_us ? "started" : "already running",
-                started_by_us ? "the plugin" : "the program", level_name(mg.mpi_level),
-                progress_running() ? "on" : "off", mg.pool_n, mg.stage_max);
+                started_by_us ? "the plugin" : "the program", level_name(g.mpi_level),
+                progress_running() ? "on" : "off", g.pool_n, g.stage_max);
     }
     *out = &ops;
     return 0;
@@ -346,7 +339,7 @@ fail_win:
     active = 0;
     win_close_all();
 fail_comm:
-    MPI_Comm_free(&mg.comm);
+    MPI_Comm_free(&g.comm);
     return -1;
 }
 
@@ -360,7 +353,7 @@ static void mpi_fini(void)
     progress_stop();
     mpi_spaces_close(); /* spaces still attached: every PE has the same */
     win_close_all();
-    MPI_Comm_free(&mg.comm);
+    MPI_Comm_free(&g.comm);
     active = 0;
 }
 

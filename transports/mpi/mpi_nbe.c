@@ -32,14 +32,14 @@ static struct mreq *mreq_of(pshm_treq *req)
     if (LIKELY(m != NULL))
         return m;
     if (!(m = calloc(1, sizeof *m)))
-        mg.svc->fatal("mpi transport: out of memory for a request");
+        g.svc->fatal("mpi transport: out of memory for a request");
     *req = (pshm_treq)m;
     return m;
 }
 
 static MPI_Request *new_request(struct mreq *m)
 {
-    m->r = pshm_grow(m->r, m->n, &m->cap, sizeof *m->r, mg.svc, "mpi");
+    m->r = pshm_grow(m->r, m->n, &m->cap, sizeof *m->r, g.svc, "mpi");
     return &m->r[m->n++];
 }
 
@@ -48,7 +48,7 @@ static void to_flush(struct mreq *m, int win, int pe)
     for (int i = 0; i < m->nf; i++)
         if (m->f[i].win == win && m->f[i].pe == pe)
             return;
-    m->f = pshm_grow(m->f, m->nf, &m->fcap, sizeof *m->f, mg.svc, "mpi");
+    m->f = pshm_grow(m->f, m->nf, &m->fcap, sizeof *m->f, g.svc, "mpi");
     m->f[m->nf].win = win;
     m->f[m->nf].pe = pe;
     m->nf++;

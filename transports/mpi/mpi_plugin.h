@@ -19,6 +19,7 @@
 
 #include "transport.h"
 #include "../common/lock.h"
+#include "../common/mpi_error.h"
 #include "../common/pmi_rank.h"
 #include "../common/progress_thread.h"
 #include "../common/settings_kit.h"
@@ -88,21 +89,16 @@ struct mpi_state {
     int verbose;
 };
 
-extern struct mpi_state mg HIDDEN;
-extern struct mctx mdflt HIDDEN;
+extern struct mpi_state g HIDDEN;
+extern struct mctx dflt HIDDEN;
 
-#define MCTX(t) ((t) ? (struct mctx *)(t) : &mdflt)
+#define MCTX(t) ((t) ? (struct mctx *)(t) : &dflt)
 
 /* An MPI call failed: one line naming it and MPI's reason, then the job
  * ends (svc->fatal). */
 __attribute__((noreturn, cold)) void mpi_fail(const char *what, int rc) HIDDEN;
 
-#define CHECK(what, call)                                                                          \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (UNLIKELY(rc_ != MPI_SUCCESS))                                                          \
-            mpi_fail(what, rc_);                                                                   \
-    } while (0)
+#define CHECK(what, call) PSHM_MPI_CHECK(mpi_fail, what, call)
 
 /* mpi_win.c */
 int win_create_over(void *base, size_t size, int atomics, const char *what, MPI_Win *w) HIDDEN;

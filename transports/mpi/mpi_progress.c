@@ -14,7 +14,7 @@ struct pshm_progress_thread mpi_pt;
 static inline void poke(void)
 {
     int flag;
-    (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, mg.comm, &flag, MPI_STATUS_IGNORE);
+    (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &flag, MPI_STATUS_IGNORE);
 }
 
 void mpi_progress(void)

@@ -39,7 +39,7 @@ void mpi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t l
         mpi_space_rma(1, pe, seg, off, (void *)src, len);
         return;
     }
-    if (LIKELY(len <= mg.stage_max) && LIKELY((p = stage(c, src, len)) != NULL)) {
+    if (LIKELY(len <= g.stage_max) && LIKELY((p = stage(c, src, len)) != NULL)) {
         CHECK("MPI_Put", MPI_Put(p, (int)len, MPI_BYTE, pe, (MPI_Aint)off, (int)len, MPI_BYTE,
                                  c->win[seg]));
         mark_dirty(c, seg, pe);

@@ -29,15 +29,13 @@ static MPI_Info make_info(int atomics)
 int win_create_over(void *base, size_t size, int atomics, const char *what, MPI_Win *w)
 {
     MPI_Info info = make_info(atomics);
-    int rc = MPI_Win_create(base, (MPI_Aint)size, 1, info, mg.comm, w);
+    int rc = MPI_Win_create(base, (MPI_Aint)size, 1, info, g.comm, w);
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(rc, msg, &len);
-        mg.svc->error("mpi transport: MPI_Win_create over the %s (%zu bytes) failed: %.*s", what,
-                      size, len, msg);
+        char msg[PSHM_MPI_ERROR_LEN];
+        g.svc->error("mpi transport: MPI_Win_create over the %s (%zu bytes) failed: %s", what, size,
+                     pshm_mpi_error(rc, msg));
         *w = MPI_WIN_NULL;
         return -1;
     }
@@ -47,7 +45,7 @@ int win_create_over(void *base, size_t size, int atomics, const char *what, MPI_
     int *model = NULL, flag = 0;
     MPI_Win_get_attr(*w, MPI_WIN_MODEL, &model, &flag);
     if (!flag || !model || *model != MPI_WIN_UNIFIED) {
-        mg.svc->error("mpi transport: MPI gives the %s's window the separate memory model; this "
+        g.svc->error("mpi transport: MPI gives the %s's window the separate memory model; this "
                       "transport needs the unified one",
                       what);
         MPI_Win_free(w);
@@ -57,7 +55,7 @@ int win_create_over(void *base, size_t size, int atomics, const char *what, MPI_
     /* No other process ever takes an exclusive lock: NOCHECK. */
     rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, *w);
     if (rc != MPI_SUCCESS) {
-        mg.svc->error("mpi transport: MPI_Win_lock_all failed");
+        g.svc->error("mpi transport: MPI_Win_lock_all failed");
         MPI_Win_free(w);
         *w = MPI_WIN_NULL;
         return -1;
@@ -67,7 +65,7 @@ int win_create_over(void *base, size_t size, int atomics, const char *what, MPI_
 
 static int win_open(int seg, int atomics, MPI_Win *w)
 {
-    const struct pshm_segment_info *si = &mg.svc->seg[seg];
+    const struct pshm_segment_info *si = &g.svc->seg[seg];
     /* An empty segment still needs its window: creation is collective. */
     return win_create_over(si->size ? si->base : NULL, si->size, atomics,
                            seg == PSHM_SEG_HEAP ? "heap segment" : "data segment", w);
@@ -88,41 +86,41 @@ int win_open_all(void)
     MPI_Win w[PSHM_NSEGS];
     for (int s = 0; s < PSHM_NSEGS; s++)
         w[s] = MPI_WIN_NULL;
-    mg.pool = NULL;
-    mg.pool_used = NULL;
+    g.pool = NULL;
+    g.pool_used = NULL;
     for (int s = 0; s < PSHM_NSEGS; s++)
         if (win_open(s, 1, &w[s]))
             goto fail;
-    if (ctx_setup(&mdflt, mg.thread_level < THREAD_MULTIPLE, w, -1)) {
-        mg.svc->error("mpi transport: out of memory");
+    if (ctx_setup(&dflt, g.thread_level < THREAD_MULTIPLE, w, -1)) {
+        g.svc->error("mpi transport: out of memory");
         goto fail;
     }
-    if (mg.pool_n) {
-        mg.pool = calloc((size_t)mg.pool_n, sizeof *mg.pool);
-        mg.pool_used = calloc((size_t)mg.pool_n, 1);
-        if (!mg.pool || !mg.pool_used) {
-            mg.svc->error("mpi transport: out of memory");
+    if (g.pool_n) {
+        g.pool = calloc((size_t)g.pool_n, sizeof *g.pool);
+        g.pool_used = calloc((size_t)g.pool_n, 1);
+        if (!g.pool || !g.pool_used) {
+            g.svc->error("mpi transport: out of memory");
             goto fail_pool;
         }
-        for (int i = 0; i < mg.pool_n; i++)
+        for (int i = 0; i < g.pool_n; i++)
             for (int s = 0; s < PSHM_NSEGS; s++)
-                mg.pool[i][s] = MPI_WIN_NULL;
-        for (int i = 0; i < mg.pool_n; i++)
+                g.pool[i][s] = MPI_WIN_NULL;
+        for (int i = 0; i < g.pool_n; i++)
             for (int s = 0; s < PSHM_NSEGS; s++)
-                if (win_open(s, 0, &mg.pool[i][s]))
+                if (win_open(s, 0, &g.pool[i][s]))
                     goto fail_pool;
     }
     return 0;
 fail_pool:
-    ctx_teardown(&mdflt);
-    if (mg.pool)
-        for (int i = 0; i < mg.pool_n; i++)
+    ctx_teardown(&dflt);
+    if (g.pool)
+        for (int i = 0; i < g.pool_n; i++)
             for (int s = 0; s < PSHM_NSEGS; s++)
-                win_close(&mg.pool[i][s]);
-    free(mg.pool);
-    free(mg.pool_used);
-    mg.pool = NULL;
-    mg.pool_used = NULL;
+                win_close(&g.pool[i][s]);
+    free(g.pool);
+    free(g.pool_used);
+    g.pool = NULL;
+    g.pool_used = NULL;
 fail:
     for (int s = 0; s < PSHM_NSEGS; s++)
         win_close(&w[s]);
@@ -132,31 +130,31 @@ fail:
 void win_close_all(void)
 {
     for (int s = 0; s < PSHM_NSEGS; s++)
-        win_close(&mdflt.win[s]);
-    ctx_teardown(&mdflt);
-    if (mg.pool)
-        for (int i = 0; i < mg.pool_n; i++)
+        win_close(&dflt.win[s]);
+    ctx_teardown(&dflt);
+    if (g.pool)
+        for (int i = 0; i < g.pool_n; i++)
             for (int s = 0; s < PSHM_NSEGS; s++)
-                win_close(&mg.pool[i][s]);
-    free(mg.pool);
-    free(mg.pool_used);
-    mg.pool = NULL;
-    mg.pool_used = NULL;
+                win_close(&g.pool[i][s]);
+    free(g.pool);
+    free(g.pool_used);
+    g.pool = NULL;
+    g.pool_used = NULL;
 }
 
 /* Contexts may be created by several threads at once. */
 int win_pool_take(MPI_Win out[PSHM_NSEGS])
 {
-    for (int i = 0; i < mg.pool_n; i++) {
+    for (int i = 0; i < g.pool_n; i++) {
         unsigned char free_ = 0;
-        if (__atomic_compare_exchange_n(&mg.pool_used[i], &free_, 1, 0, __ATOMIC_ACQ_REL,
+        if (__atomic_compare_exchange_n(&g.pool_used[i], &free_, 1, 0, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
             for (int s = 0; s < PSHM_NSEGS; s++)
-                out[s] = mg.pool[i][s];
+                out[s] = g.pool[i][s];
             return i;
         }
     }
     return -1;
 }
 
-void win_pool_give(int slot) { __atomic_store_n(&mg.pool_used[slot], 0, __ATOMIC_RELEASE); }
+void win_pool_give(int slot) { __atomic_store_n(&g.pool_used[slot], 0, __ATOMIC_RELEASE); }

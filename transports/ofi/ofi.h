@@ -48,6 +48,7 @@
 #include <rdma/fi_rma.h>
 
 #include "cpu_relax.h"
+#include "../common/backoff.h"
 #include "../common/lock.h"
 #include "transport.h"
 #include "../common/progress_thread.h"
@@ -192,10 +193,7 @@ static inline void drive(struct octx *c, unsigned *spins)
     poll_ep(c);
     if (c != &dflt)
         ofi_progress_target();
-    if (++*spins > 200)
-        sched_yield();
-    else
-        pshm_cpu_relax();
+    pshm_backoff(spins);
 }
 
 /* Issue with retries while the provider's queues are full. */

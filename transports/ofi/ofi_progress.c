@@ -1,6 +1,5 @@
 /* Errors of operations, waiting, quiet and fence, progress of the target
  * endpoint, and the progress thread. */
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,10 +57,7 @@ void ofi_wait_all(struct octx *c)
             ofi_op_error(c);
         if (c != &dflt)
             ofi_progress_target();
-        if (++spins > 200)
-            sched_yield();
-        else
-            pshm_cpu_relax();
+        pshm_backoff(&spins);
     }
 }
 

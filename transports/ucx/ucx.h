@@ -17,6 +17,7 @@
 
 #include <ucp/api/ucp.h>
 
+#include "../common/backoff.h"
 #include "../common/lock.h"
 #include "../common/progress_thread.h"
 #include "../common/settings_kit.h"

@@ -7,7 +7,6 @@
  * worker, and a progress thread serves programs that compute without
  * calling the library. */
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
@@ -49,10 +48,7 @@ void ucx_wait(struct uctx *c, void *req, const char *what, int pe)
             continue;
         if (c != &dflt)
             ucx_progress_target();
-        if (++spins > 200)
-            sched_yield();
-        else
-            pshm_cpu_relax();
+        pshm_backoff(&spins);
     }
     ucp_request_free(req);
     if (UNLIKELY(st != UCS_OK))

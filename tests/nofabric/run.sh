@@ -106,8 +106,13 @@ else
 fi
 out=$(SHMEM_TRANSPORT=ofi timeout 60 "$build/tools/oshrun" -n 2 "$build/examples/hello" 2>&1)
 rc=$?
-want="SHMEM_TRANSPORT='ofi': no usable transport (ofi: not installed); installed: shm"
-if [ $rc != 0 ] && [ "$(grep -cF "$want" <<<"$out")" = 1 ]; then
+# The installed list is every plugin this build made (shm, and ucx and mpi
+# where their libraries are found): shm among them, ofi not.
+want="SHMEM_TRANSPORT='ofi': no usable transport (ofi: not installed); installed: "
+built=$(cd "$build/transports" && ls -d */transport-*.so | sed 's|/.*||' | sort | paste -sd, | sed 's/,/, /g')
+want="$want$built"
+if [ $rc != 0 ] && [ "$(grep -cxF "plugshmem (PE 0): $want" <<<"$out")" = 1 ] &&
+    grep -qw shm <<<"$built" && ! grep -qw ofi <<<"$built"; then
     ok "SHMEM_TRANSPORT=ofi: exit $rc, one line: $(grep -F "$want" <<<"$out")"
 else
     bad "SHMEM_TRANSPORT=ofi: exit $rc, expected the line \"$want\" once:"; echo "$out"

@@ -39,16 +39,11 @@ struct pshm_hier {
     int *local_of;            /* team member -> its index in its node (mine: node.my_pe) */
 };
 
-static int on_my_node(int w)
-{
-    return w == pshm_g.my_pe || pshm_g.peer[w].base[PSHM_SEG_HEAP] != NULL;
-}
-
 /* The lowest team index of a member on this PE's node. */
 static int my_leader(const struct pshm_team *t)
 {
     for (int i = 0; i < t->n_pes; i++)
-        if (on_my_node(pshm_team_world_pe(t, i)))
+        if (pshm_team_mapped(pshm_team_world_pe(t, i)))
             return i;
     return t->my_pe;
 }

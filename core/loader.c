@@ -104,6 +104,45 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* dir's entries that keep() accepts, in name order (so that listings and
+ * ties in priority are reproducible); closes dir.  *out is freed by the
+ * caller, entries and array. */
+static size_t sorted_entries(DIR *d, int (*keep)(const char *name, const void *arg),
+                             const void *arg, char ***out)
+{
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!keep(e->d_name, arg))
+            continue;
+        char **nw = realloc(names, (n + 1) * sizeof *names);
+        if (!nw)
+            break;
+        names = nw;
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (n)
+        qsort(names, n, sizeof *names, by_name);
+    *out = names;
+    return n;
+}
+
+/* A plugin file of kind arg: PREFIX-NAME.so. */
+static int plugin_file(const char *f, const void *arg)
+{
+    const struct pshm_component_kind *k = arg;
+    size_t l = strlen(f), pl = strlen(k->prefix), sl = strlen(PLUGIN_SUFFIX);
+    return l > pl + sl && !strncmp(f, k->prefix, pl) && !strcmp(f + l - sl, PLUGIN_SUFFIX);
+}
+
+static int not_hidden(const char *f, const void *arg)
+{
+    (void)arg;
+    return f[0] != '.';
+}
+
 /* Adds dir's files of the kind, in name order so that the listing and
  * ties in priority are reproducible. */
 static void scan_dir(struct pshm_registry *r, const struct pshm_component_kind *k, const char *dir,
@@ -120,23 +159,8 @@ static void scan_dir(struct pshm_registry *r, const struct pshm_component_kind *
         return;
     }
     size_t pl = strlen(k->prefix), sl = strlen(PLUGIN_SUFFIX);
-    struct dirent *e;
-    char **names = NULL;
-    size_t nn = 0;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (l <= pl + sl || strncmp(e->d_name, k->prefix, pl) ||
-            strcmp(e->d_name + l - sl, PLUGIN_SUFFIX))
-            continue;
-        char **nw = realloc(names, (nn + 1) * sizeof *names);
-        if (!nw)
-            break;
-        names = nw;
-        names[nn++] = strdup(e->d_name);
-    }
-    closedir(d);
-    if (nn)
-        qsort(names, nn, sizeof *names, by_name);
+    char **names;
+    size_t nn = sorted_entries(d, plugin_file, k, &names);
     for (size_t i = 0; i < nn; i++) {
         const char *f = names[i];
         size_t l = strlen(f), plen = strlen(dir) + l + 2;
@@ -171,21 +195,8 @@ static void scan_build_tree(struct pshm_registry *r, const struct pshm_component
     DIR *d = opendir(top);
     if (!d)
         return;
-    char **subs = NULL;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char **nw = realloc(subs, (n + 1) * sizeof *subs);
-        if (!nw)
-            break;
-        subs = nw;
-        subs[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    if (n)
-        qsort(subs, n, sizeof *subs, by_name);
+    char **subs;
+    size_t n = sorted_entries(d, not_hidden, NULL, &subs);
     for (size_t i = 0; i < n; i++) {
         struct stat st;
         snprintf(dir, sizeof dir, "%s/%s", top, subs[i]);

@@ -21,7 +21,7 @@ struct pshm_team pshm_team_shared PSHM_API;
 
 static uint64_t slots_used; /* bit s: slot s holds a team of this PE */
 
-static int mapped(int w)
+int pshm_team_mapped(int w)
 {
     return w == pshm_g.my_pe || pshm_g.peer[w].base[PSHM_SEG_HEAP] != NULL;
 }
@@ -31,7 +31,7 @@ void pshm_team_finish(struct pshm_team *t)
     pshm_coll_team_attach(t);
     t->all_mapped = 1;
     for (int i = 0; i < t->n_pes; i++)
-        if (!mapped(pshm_team_world_pe(t, i)))
+        if (!pshm_team_mapped(pshm_team_world_pe(t, i)))
             t->all_mapped = 0;
     if (t->world) {
         t->start = t->world[0];
@@ -87,7 +87,7 @@ void pshm_teams_init(void)
     if (!w)
         pshm_fatal("shmem_init: out of memory for SHMEM_TEAM_SHARED");
     for (int r = 0; r < pshm_g.n_pes; r++)
-        if (mapped(r))
+        if (pshm_team_mapped(r))
             w[n++] = r;
     memset(&pshm_team_shared, 0, sizeof pshm_team_shared);
     pshm_team_shared.world = w;

@@ -50,6 +50,10 @@ void pshm_teams_init(void) PSHM_HIDDEN;
 void pshm_team_finish(struct pshm_team *t) PSHM_HIDDEN;
 void pshm_teams_fini(void) PSHM_HIDDEN;
 
+/* Whether world PE w's heap is mapped here (w is this PE, or on its node
+ * with the bypass on). */
+int pshm_team_mapped(int w) PSHM_HIDDEN;
+
 /* World PE of team member pe (no checks). */
 static inline int pshm_team_world_pe(const struct pshm_team *t, int pe)
 {

@@ -36,22 +36,33 @@ static struct fi_info *make_hints(const pshm_core_services *svc)
 }
 
 /* ofi_rxd (libfabric 1.17) sends up to FI_OFI_RXD_MAX_UNACKED (default
- * 128) packets of up to ~1.3 KB to each peer before waiting for an ack.
- * With 7 peers sending at once that overflows a receiving UDP socket's
- * default buffer (net.core.rmem_default 212992: measured ~36000 drops in
- * 40 s, 8 PEs), and rxd does not always recover from the losses: a
- * write is never acknowledged (the sender's counter stays short for good:
- * hang) or an older write's data is left in place of a newer one's after
- * quiet (wrong data).  A window that keeps all peers' packets within the
- * buffer (~96 in all) avoids the drops.  Set before the first fi_getinfo,
- * which is when rxd reads it; a user's setting wins.  Only rxd reads it. */
+ * 128) packets of up to ~1.3 KB to each peer before waiting for an ack,
+ * and resends them all at each retry.  Two failures follow from a large
+ * window, both ending in a hang (a counter short for good) or wrong data
+ * after quiet (a read completed with nothing written, an older write's
+ * bytes left in place of a newer one's):
+ * - datagram loss: with 7 peers sending at once a receiving socket's
+ *   default buffer (net.core.rmem_default 212992) overflows (~36000 drops
+ *   in 40 s, 8 PEs), and rxd does not always recover;
+ * - a full completion queue: rxd's UDP endpoint puts send and receive
+ *   completions in one queue, refuses sends when it is full ("error
+ *   sending packet: -11" in FI_LOG_LEVEL=warn) but writes a receive
+ *   completion into it regardless, over an older entry ("could not find
+ *   posted rx to release", then "Cannot process packet").  The queue fills
+ *   when a PE that was descheduled comes back to a full socket: each
+ *   packet it takes in makes it send (acks, read replies, the retries of
+ *   its whole window).  With 3 PEs and 4 MiB gets, PEs paused 0.1-0.3 s
+ *   at random: a window of 48 failed 2 runs of 6, 32 passed 14 of 14.
+ * So at most 64 packets in flight from a PE in all and 32 to one peer, 8
+ * at least.  Set before the first fi_getinfo, which is when rxd reads it;
+ * a user's setting wins.  Only rxd reads it. */
 static void rxd_window(const pshm_core_services *svc)
 {
     if (getenv("FI_OFI_RXD_MAX_UNACKED"))
         return;
     int peers = svc->n_pes > 1 ? svc->n_pes - 1 : 1;
-    int w = 96 / peers;
-    w = w < 8 ? 8 : w > 64 ? 64 : w;
+    int w = 64 / peers;
+    w = w < 8 ? 8 : w > 32 ? 32 : w;
     char v[16];
     snprintf(v, sizeof v, "%d", w);
     setenv("FI_OFI_RXD_MAX_UNACKED", v, 0);

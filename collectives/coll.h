@@ -128,6 +128,11 @@ void pshm_as_reduce(const char *routine, void *dest, const void *src, int count,
 
 /* Internal allreduce of 64-bit words with OR over a team (team creation). */
 int pshm_coll_or_u64(struct pshm_team *t, uint64_t *v, size_t n) PSHM_HIDDEN;
+/* A barrier over all PEs without completing outstanding operations. */
+void pshm_barrier_world(void) PSHM_HIDDEN;
+/* In a collective's wait: ends the job if a PE of the team left without
+ * entering this collective (core/coll_layer.h). */
+void pshm_coll_departed_check(void) PSHM_HIDDEN;
 /* A team about to be destroyed is no longer this thread's latest
  * collective team (pshm_coll_departed_check reads it). */
 void pshm_coll_forget_team(struct pshm_team *t) PSHM_HIDDEN;

@@ -135,6 +135,23 @@ void pshm_barrier_world(void)
     pshm_coll.barrier(&pshm_team_world);
 }
 
+/* barrier_all completes this PE's communication first; sync_all does
+ * not. */
+PSHM_API void pshmem_barrier_all(void)
+{
+    PSHM_CHECK_INIT("shmem_barrier_all");
+    pshm_quiet(&pshm_ctx_default);
+    pshm_barrier_world();
+}
+#pragma weak shmem_barrier_all = pshmem_barrier_all
+
+PSHM_API void pshmem_sync_all(void)
+{
+    PSHM_CHECK_INIT("shmem_sync_all");
+    pshm_barrier_world();
+}
+#pragma weak shmem_sync_all = pshmem_sync_all
+
 /* The team's collective count on PE x (its own copy, in its slot). */
 static uint64_t calls_of(struct pshm_team *t, int x)
 {

@@ -8,7 +8,7 @@
 #include "coll.h"
 #include "coll_ext_int.h"
 #include "coll_state.h"
-#include "config.h"
+#include "coll_config.h"
 #include "error.h"
 #include "init.h"
 
@@ -58,7 +58,7 @@ static void start_ext(const char *want)
 
 void pshm_coll_init(void)
 {
-    const char *want = pshm_cfg.collectives ? pshm_cfg.collectives : "native";
+    const char *want = pshm_coll_cfg.component ? pshm_coll_cfg.component : "native";
     const struct pshm_coll_ops *c = &pshm_coll_native;
     pshm_cext_mode = PSHM_CEXT_MODE_NATIVE;
     if (strcasecmp(want, "native")) {

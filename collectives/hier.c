@@ -27,6 +27,7 @@
 
 #include "coll.h"
 #include "coll_state.h"
+#include "coll_config.h"
 #include "config.h"
 #include "error.h"
 #include "hier.h"
@@ -76,7 +77,7 @@ int pshm_hier_create(struct pshm_team *t, int node_slot, int lead_slot)
     v[t->my_pe] = (uint64_t)my_leader(t) + 1;
     /* A PE with SHMEM_COLL_NODE_AWARE=0 keeps the whole team flat. */
     const uint64_t flat = (uint64_t)1 << 62;
-    if (!pshm_cfg.node_aware)
+    if (!pshm_coll_cfg.node_aware)
         v[t->my_pe] |= flat;
     int nflat = 0, nl = 0;
     if (pshm_coll_or_u64(t, v, (size_t)n)) {

@@ -2,7 +2,7 @@
  * per round) and a radix-4 tree (gather to team PE 0, release down). */
 #include "coll.h"
 #include "coll_state.h"
-#include "config.h"
+#include "coll_config.h"
 #include "coll_algos.h"
 #include "hier.h"
 
@@ -71,7 +71,7 @@ int pshm_native_barrier(struct pshm_team *t)
     if (t->hier)
         return pshm_hier_barrier(t);
     coll_enter(t);
-    switch (pshm_cfg.coll_algo[PSHM_COP_BARRIER]) {
+    switch (pshm_coll_cfg.algo[PSHM_CEXT_OP_BARRIER]) {
     case PSHM_BARRIER_DISSEMINATION: return pshm_native_barrier_dissemination(t);
     case PSHM_BARRIER_TREE: return pshm_native_barrier_tree(t);
     case PSHM_BARRIER_COUNTER:

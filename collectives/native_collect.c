@@ -16,7 +16,7 @@
 #include "coll.h"
 #include "coll_algos.h"
 #include "coll_state.h"
-#include "config.h"
+#include "coll_config.h"
 #include "hier.h"
 
 static int fcollect_linear(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
@@ -72,7 +72,7 @@ static int fcollect_rd(struct pshm_team *t, void *dest, const void *src, size_t 
  * 64 B); through the mailbox each block rides in its sender's own line. */
 static int fcollect_mailbox_fits(const struct pshm_team *t, size_t nbytes)
 {
-    int a = pshm_cfg.coll_algo[PSHM_COP_COLLECT];
+    int a = pshm_coll_cfg.algo[PSHM_CEXT_OP_FCOLLECT];
     size_t max = pshm_native_mailbox_max(t);
     return max && nbytes <= max &&
            (a == PSHM_COLLECT_MAILBOX || (a == PSHM_ALG_AUTO && nbytes < 64));
@@ -85,7 +85,7 @@ int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_
     if (fcollect_mailbox_fits(t, nbytes))
         return pshm_native_alltoall_mailbox(t, dest, src, 1, 0, 1, nbytes);
     coll_enter_writing(t);
-    switch (pshm_cfg.coll_algo[PSHM_COP_COLLECT]) {
+    switch (pshm_coll_cfg.algo[PSHM_CEXT_OP_FCOLLECT]) {
     case PSHM_COLLECT_RING: return fcollect_ring(t, dest, src, nbytes);
     case PSHM_COLLECT_RECURSIVE_DOUBLING: return fcollect_rd(t, dest, src, nbytes);
     case PSHM_COLLECT_LINEAR: return fcollect_linear(t, dest, src, nbytes);
@@ -142,7 +142,7 @@ int pshm_native_collect(struct pshm_team *t, void *dest, const void *src, size_t
  * then meet. */
 static int use_mailbox(const struct pshm_team *t, size_t bytes)
 {
-    int a = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL];
+    int a = pshm_coll_cfg.algo[PSHM_CEXT_OP_ALLTOALL];
     size_t max = pshm_native_mailbox_max(t); /* 0: not on this team (even for 0 bytes) */
     return (a == PSHM_ALG_AUTO || a == PSHM_ALLTOALL_MAILBOX) && max && bytes <= max;
 }
@@ -153,7 +153,7 @@ int pshm_native_alltoall(struct pshm_team *t, void *dest, const void *src, size_
     if (use_mailbox(t, nbytes))
         return pshm_native_alltoall_mailbox(t, dest, src, 1, 1, nbytes, 1);
     coll_enter_writing(t);
-    int linear = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
+    int linear = pshm_coll_cfg.algo[PSHM_CEXT_OP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
     for (int i = 0; i < n; i++) {
         int pe = linear ? i : (me + i) % n;
         coll_put((char *)dest + (size_t)me * nbytes, (const char *)src + (size_t)pe * nbytes,
@@ -170,7 +170,7 @@ int pshm_native_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrd
     if (use_mailbox(t, nelems * esize))
         return pshm_native_alltoall_mailbox(t, dest, src, dst, sst, nelems, esize);
     coll_enter_writing(t);
-    int linear = pshm_cfg.coll_algo[PSHM_COP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
+    int linear = pshm_coll_cfg.algo[PSHM_CEXT_OP_ALLTOALL] == PSHM_ALLTOALL_LINEAR;
     for (int i = 0; i < n; i++) {
         int pe = linear ? i : (me + i) % n, w = coll_wpe(t, pe);
         char *d = (char *)dest + (ptrdiff_t)((size_t)me * nelems) * dst * (ptrdiff_t)esize;

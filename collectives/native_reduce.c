@@ -15,7 +15,7 @@
 #include "coll.h"
 #include "coll_algos.h"
 #include "coll_state.h"
-#include "config.h"
+#include "coll_config.h"
 #include "hier.h"
 
 /* Scratch of a recursive-doubling chunk: [parity][round or fold]. */
@@ -240,7 +240,7 @@ int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t 
     if (t->hier)
         return pshm_hier_reduce(t, dest, src, count, r);
     coll_enter(t); /* every algorithm writes peers' scratch only, or after a barrier */
-    switch (pshm_cfg.coll_algo[PSHM_COP_REDUCE]) {
+    switch (pshm_coll_cfg.algo[PSHM_CEXT_OP_REDUCE]) {
     case PSHM_REDUCE_RECURSIVE_DOUBLING: return reduce_rd(t, dest, src, count, r);
     case PSHM_REDUCE_RING: return reduce_ring(t, dest, src, count, r);
     case PSHM_REDUCE_REDUCE_SCATTER_ALLGATHER: return reduce_rsag(t, dest, src, count, r);

@@ -19,7 +19,7 @@
 #include "coll.h"
 #include "coll_algos.h"
 #include "coll_state.h"
-#include "config.h"
+#include "coll_config.h"
 #include "error.h"
 
 #define SCAN_CHUNK 8192
@@ -189,7 +189,7 @@ int pshm_native_scan(struct pshm_team *t, void *dest, const void *src, size_t co
                      const struct pshm_red *r, int exclusive)
 {
     coll_enter(t);
-    switch (pshm_cfg.coll_algo[PSHM_COP_SCAN]) {
+    switch (pshm_coll_cfg.algo[PSHM_CEXT_OP_SCAN]) {
     case PSHM_SCAN_LINEAR: return scan_linear(t, dest, src, count, r, exclusive);
     case PSHM_SCAN_HILLIS_STEELE: return scan_hs(t, dest, src, count, r, exclusive);
     case PSHM_SCAN_SEGMENTED: return scan_segmented(t, dest, src, count, r, exclusive);

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../collectives/coll_algos.h"
 #include "bootstrap.h"
+#include "coll_layer.h"
 #include "config.h"
 #include "settings.h"
 
@@ -45,47 +45,10 @@ const pshm_setting pshm_core_settings[] = {
      "count the operations handed to the transport and print each PE's counts at shmem_finalize "
      "(what crosses the network; for tests and tuning)"},
     {"SHMEM_VERSION", PSHM_SETTING_BOOL, "0", NULL, "print the library version on PE 0 at shmem_init"},
-    {"SHMEM_COLLECTIVES", PSHM_SETTING_STRING, "native", NULL,
-     "collectives component: native (over RMA/AMO, shared-memory aware), NAME (every "
-     "collective on coll-NAME.so; shmem_info lists those found) or auto (native or the first "
-     "component with rules for auto, per operation and size; shmem_info shows the choices)"},
-    {"SHMEM_COLL_NODE_AWARE", PSHM_SETTING_BOOL, "1", NULL,
-     "native collectives on a team spanning nodes: on-node phase, one exchange among one leader "
-     "per node, on-node phase (0: every PE in one flat algorithm)"},
     {"PLUGSHMEM_JOB_TAG", PSHM_SETTING_STRING, "(set by oshrun)", NULL,
      "job identifier used to name shared-memory objects"},
     {NULL, 0, NULL, NULL, NULL},
 };
-
-/* The collectives' settings, from their one list (collectives/coll_algos.h). */
-const pshm_setting *pshm_coll_settings(void)
-{
-    static const struct {
-        const char *name, *choices;
-    } algo[PSHM_COP_N] = PSHM_COLL_ALGO_VARS;
-    static pshm_setting table[PSHM_COP_N + 1];
-    static char help[PSHM_COP_N][256];
-    for (int i = 0; i < PSHM_COP_N && !table[i].name; i++) {
-        /* SHMEM_<OP>_ALGORITHM: the operation's name, in lower case */
-        const char *op = algo[i].name + strlen("SHMEM_");
-        size_t oplen = strlen(op) - strlen("_ALGORITHM"), o;
-        o = (size_t)snprintf(help[i], sizeof help[i], "force the ");
-        for (size_t k = 0; k < oplen && o + 1 < sizeof help[i]; k++)
-            help[i][o++] = (char)tolower((unsigned char)op[k]);
-        o += (size_t)snprintf(help[i] + o, sizeof help[i] - o, " algorithm: ");
-        for (const char *c = algo[i].choices; *c && o + 3 < sizeof help[i]; c++)
-            if (*c == '|') {
-                help[i][o++] = ',';
-                help[i][o++] = ' ';
-            } else {
-                help[i][o++] = *c;
-            }
-        help[i][o] = '\0';
-        table[i] = (pshm_setting){algo[i].name, PSHM_SETTING_CHOICE, "auto", algo[i].choices,
-                                  help[i]};
-    }
-    return table;
-}
 
 int pshm_parse_size(const char *s, size_t *out)
 {
@@ -155,43 +118,13 @@ static int load_choice(const char *name, const char *choices, int *out, char *er
     *out = 0;
     if (!s || !*s)
         return 0;
-    size_t len = strlen(s);
-    int i = 0;
-    for (const char *c = choices; *c; i++) {
-        const char *bar = strchr(c, '|');
-        size_t cl = bar ? (size_t)(bar - c) : strlen(c);
-        if (cl == len && strncasecmp(c, s, len) == 0)
-            return *out = i, 0;
-        c += cl + (bar != NULL);
-    }
+    int i = pshm_choice_index(choices, s);
+    if (i >= 0)
+        return *out = i, 0;
     char list[256];
-    size_t o = 0;
-    for (const char *p = choices; *p && o + 3 < sizeof list; p++) {
-        if (*p == '|') {
-            list[o++] = ',';
-            list[o++] = ' ';
-        } else {
-            list[o++] = *p;
-        }
-    }
-    list[o] = '\0';
+    pshm_choices_list(choices, ", ", list, sizeof list);
     snprintf(err, errlen, "%s='%s' is not known; use one of %s", name, s, list);
     return -1;
-}
-
-static int load_collectives(struct pshm_config *c, char *err, size_t errlen)
-{
-    static const struct {
-        const char *name, *choices;
-    } algo[PSHM_COP_N] = PSHM_COLL_ALGO_VARS;
-    /* A component's name is known only once the components are found:
-     * the collectives check it at init (collectives/coll_ext.c). */
-    const char *comp = getenv("SHMEM_COLLECTIVES");
-    c->collectives = comp && *comp ? comp : "native";
-    for (int i = 0; i < PSHM_COP_N; i++)
-        if (load_choice(algo[i].name, algo[i].choices, &c->coll_algo[i], err, errlen))
-            return -1;
-    return 0;
 }
 
 int pshm_config_load(char *err, size_t errlen)
@@ -234,7 +167,6 @@ int pshm_config_load(char *err, size_t errlen)
     if (load_bool("SHMEM_DEBUG", 0, &c.debug, err, errlen) ||
         load_bool("SHMEM_INFO", 0, &c.info, err, errlen) ||
         load_bool("SHMEM_COUNT_OPS", 0, &c.count_ops, err, errlen) ||
-        load_bool("SHMEM_COLL_NODE_AWARE", 1, &c.node_aware, err, errlen) ||
         load_bool("SHMEM_VERSION", 0, &c.version, err, errlen) ||
         load_bool("SHMEM_BYPASS", 1, &c.bypass, err, errlen))
         return -1;
@@ -274,13 +206,14 @@ int pshm_config_load(char *err, size_t errlen)
         }
         c.emulate_nodes = (int)v;
     }
-    if (load_collectives(&c, err, errlen))
-        return -1;
     static const char *const boots[] = {"auto", "pmix", "pmi", "singleton"}; /* as PSHM_BOOT_CHOICES */
     int boot;
     if (load_choice("SHMEM_BOOTSTRAP", PSHM_BOOT_CHOICES, &boot, err, errlen))
         return -1;
     c.bootstrap = boots[boot];
+    /* The collectives read theirs, a layer above the core. */
+    if (pshm_coll_layer.load(err, errlen))
+        return -1;
     pshm_cfg = c;
     return 0;
 }
@@ -288,5 +221,5 @@ int pshm_config_load(char *err, size_t errlen)
 void pshm_config_print(FILE *f)
 {
     pshm_settings_print(f, pshm_core_settings);
-    pshm_settings_print(f, pshm_coll_settings());
+    pshm_settings_print(f, pshm_coll_layer.settings());
 }

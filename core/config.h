@@ -22,14 +22,11 @@ struct pshm_config {
     int debug;
     int info;
     int count_ops; /* SHMEM_COUNT_OPS (core/opcount.c) */
-    int node_aware; /* SHMEM_COLL_NODE_AWARE (collectives/hier.c) */
     int version;
     int bypass;
     unsigned wait_spins;
     unsigned wait_sleep_us; /* longest futex sleep of a wait; 0: never sleep, yield */
     int emulate_nodes; /* >1: PEs of a node with different (PE % n) act as on other nodes */
-    const char *collectives; /* collectives component: "native" */
-    int coll_algo[8];        /* PSHM_COP_* -> forced algorithm (collectives/coll_algos.h), 0 auto */
 };
 
 extern struct pshm_config pshm_cfg;
@@ -37,12 +34,11 @@ extern struct pshm_config pshm_cfg;
 /* Parses every variable; on a bad value writes one line naming the
  * variable, the value and what is accepted into err and returns -1. */
 int pshm_config_load(char *err, size_t errlen);
-/* Prints "NAME  value  help" for every variable of the core and the
- * collectives. */
+/* Prints "NAME  value  help" for every variable of the core and of the
+ * collectives (their table, through core/coll_layer.h). */
 void pshm_config_print(FILE *f);
-/* The settings tables of the core and of the collectives. */
+/* The core's settings table. */
 extern const pshm_setting pshm_core_settings[];
-const pshm_setting *pshm_coll_settings(void);
 /* "512M" -> 536870912. Returns 0, or -1 if s is not a size. */
 int pshm_parse_size(const char *s, size_t *out);
 /* 1/0, yes/no, true/false, on/off. Returns 0, or -1. */

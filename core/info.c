@@ -4,8 +4,7 @@
 #include <stdlib.h>
 
 #include "api.h"
-#include "coll_ext_int.h"
-#include "hier.h"
+#include "coll_layer.h"
 #include "config.h"
 #include "error.h"
 #include "info.h"
@@ -111,8 +110,7 @@ PSHM_API void pshmemx_info_print(FILE *out)
                 boot->launcher, boot_why);
 
     fprintf(out, "\n");
-    pshm_cext_info(out, pshm_is_initialized() || cfg_ok ? pshm_cfg.collectives : "native");
-    pshm_hier_info(out);
+    pshm_coll_layer.info(out, pshm_is_initialized() || cfg_ok);
 
     fprintf(out, "\nEnvironment (name, current value or default, meaning):\n");
     pshm_config_print(out);
@@ -130,7 +128,7 @@ PSHM_API void pshmemx_info_print(FILE *out)
 PSHM_API void pshmemx_info_settings_markdown(FILE *out)
 {
     pshm_settings_markdown(out, "core", pshm_core_settings);
-    pshm_settings_markdown(out, "collectives", pshm_coll_settings());
+    pshm_settings_markdown(out, "collectives", pshm_coll_layer.settings());
     struct pshm_registry reg;
     pshm_registry_scan(&reg, getenv("SHMEM_TRANSPORT_PATH"));
     for (int i = 0; i < reg.n; i++) {

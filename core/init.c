@@ -11,7 +11,7 @@
 #include "abi.h"
 #include "alloc.h"
 #include "api.h"
-#include "coll.h"
+#include "coll_layer.h"
 #include "config.h"
 #include "error.h"
 #include "info.h"
@@ -138,7 +138,7 @@ static int svc_barrier(void)
         return rc;
     if (!teams_up)
         return -1;
-    pshm_native_barrier_dissemination(&pshm_team_world);
+    pshm_coll_layer.native_barrier(&pshm_team_world);
     pshm_quiet(&pshm_ctx_default);
     return 0;
 }
@@ -271,7 +271,7 @@ static int select_transport(int fatal)
  * a peer's shmem_barrier_all: that peer would go on to wait for it
  * forever.  Every PE tells every other one; a peer still in a collective
  * that this PE never entered finds the notice and ends the job
- * (pshm_coll_departed_check), so that this wait does not last forever
+ * (the collectives' departed_check), so that this wait does not last forever
  * either.  n - 1 AMOs a PE, once a job. */
 static void finalize_barrier(int at_exit)
 {
@@ -422,7 +422,7 @@ static int init(int requested, int *provided, int fatal)
     }
     pthread_mutex_unlock(&init_lock);
 
-    pshm_barrier_world();
+    pshm_coll_layer.world_barrier();
     if (pshm_g.my_pe == 0 && (pshm_cfg.info || pshm_cfg.version)) {
         if (pshm_cfg.info)
             pshmemx_info_print(stdout);

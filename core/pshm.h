@@ -307,10 +307,6 @@ struct pshm_wait {
     int coll;                 /* a collective's wait: look for PEs that left */
 };
 
-/* In a collective's wait that has stopped spinning: ends the job if a PE
- * of its team reached shmem_finalize or exit without entering this
- * collective, which then can never complete (collectives/coll_api.c). */
-void pshm_coll_departed_check(void) PSHM_HIDDEN;
 /* One AMO on this PE's or PE pe's internal area, by CPU or transport,
  * whatever the routes (core/amo.c). */
 uint64_t pshm_internal_amo(int pe, uint64_t *addr, int op, uint64_t v, uint64_t cmp) PSHM_HIDDEN;

@@ -6,36 +6,38 @@
 #include "config.h"
 #include "settings.h"
 
-/* "a|b|c" -> "a, b or c" */
-static void list_choices(const char *choices, char *out, size_t len)
+void pshm_choices_list(const char *choices, const char *last, char *out, size_t len)
 {
     size_t o = 0;
-    const char *last = strrchr(choices, '|');
+    const char *final_bar = strrchr(choices, '|');
     out[0] = '\0';
     for (const char *p = choices; *p && o + 5 < len; p++) {
         if (*p != '|') {
             out[o++] = *p;
             continue;
         }
-        const char *sep = p == last ? " or " : ", ";
+        const char *sep = p == final_bar ? last : ", ";
         size_t n = strlen(sep);
+        if (o + n + 1 >= len)
+            break;
         memcpy(out + o, sep, n);
         o += n;
     }
     out[o] = '\0';
 }
 
-static int is_choice(const char *choices, const char *v)
+int pshm_choice_index(const char *choices, const char *v)
 {
     size_t len = strlen(v);
-    for (const char *c = choices; *c;) {
+    int i = 0;
+    for (const char *c = choices; *c; i++) {
         const char *bar = strchr(c, '|');
         size_t cl = bar ? (size_t)(bar - c) : strlen(c);
         if (cl == len && strncasecmp(c, v, len) == 0)
-            return 1;
+            return i;
         c += cl + (bar != NULL);
     }
-    return 0;
+    return -1;
 }
 
 int pshm_setting_check(const pshm_setting *s, const char *v, char *err, size_t len)
@@ -69,9 +71,9 @@ int pshm_setting_check(const pshm_setting *s, const char *v, char *err, size_t l
                  s->name, v);
         return -1;
     case PSHM_SETTING_CHOICE:
-        if (!*v || !s->choices || is_choice(s->choices, v))
+        if (!*v || !s->choices || pshm_choice_index(s->choices, v) >= 0)
             return 0;
-        list_choices(s->choices, list, sizeof list);
+        pshm_choices_list(s->choices, " or ", list, sizeof list);
         snprintf(err, len, "%s='%s' is not known; use %s", s->name, v, list);
         return -1;
     default:
@@ -141,6 +143,13 @@ size_t pshm_setting_get_size(const char *name, size_t dflt)
     const char *v = pshm_setting_get_string(name);
     size_t z;
     return v && pshm_parse_size(v, &z) == 0 ? z : dflt;
+}
+
+int pshm_setting_choice(const pshm_setting *s)
+{
+    const char *v = getenv(s->name);
+    int i = v && *v && s->choices ? pshm_choice_index(s->choices, v) : 0;
+    return i < 0 ? 0 : i;
 }
 
 int pshm_setting_get_choice(const char *name, const char *const *words, int dflt)

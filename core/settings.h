@@ -19,6 +19,14 @@ void pshm_settings_print(FILE *f, const pshm_setting *table);
 /* One README row per variable: | `NAME` | component | `default` | help | */
 void pshm_settings_markdown(FILE *f, const char *component, const pshm_setting *table);
 
+/* The index of v among the '|'-separated choices (any case), or -1. */
+int pshm_choice_index(const char *choices, const char *v);
+/* "a|b|c" -> "a, b" + last + "c" (last: " or ", ", "). */
+void pshm_choices_list(const char *choices, const char *last, char *out, size_t len);
+/* The index of a CHOICE setting's value among its choices (a value
+ * pshm_setting_check accepted); 0 when unset or empty. */
+int pshm_setting_choice(const pshm_setting *s);
+
 /* The typed getters of pshm_core_services (transport.h says what each
  * answers). */
 int pshm_setting_get_bool(const char *name, int dflt);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "coll_layer.h"
 #include "config.h"
 #include "error.h"
 #include "init.h"
@@ -166,7 +167,7 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
         return;
     }
     if (PSHM_UNLIKELY(w->coll))
-        pshm_coll_departed_check();
+        pshm_coll_layer.departed_check();
     if (!w->sleep) {
         /* PEs may outnumber cores: let the PE we wait for run, and sleep
          * only once that has lasted YIELD_NS. */
@@ -252,24 +253,6 @@ void pshm_flag_put(uint64_t *addr, uint64_t value, int pe, int ordered)
     int s = pshm_seg_of(addr, &off);
     pshm_g.tp->put(pshm_ctx_default.t, pe, s, off, &value, sizeof value);
 }
-
-/* The world barrier and barrier_all/sync_all run the collectives table's
- * barrier (collectives/coll_api.c); barrier_all completes this PE's
- * communication first. */
-PSHM_API void pshmem_barrier_all(void)
-{
-    PSHM_CHECK_INIT("shmem_barrier_all");
-    pshm_quiet(&pshm_ctx_default);
-    pshm_barrier_world();
-}
-#pragma weak shmem_barrier_all = pshmem_barrier_all
-
-PSHM_API void pshmem_sync_all(void)
-{
-    PSHM_CHECK_INIT("shmem_sync_all");
-    pshm_barrier_world();
-}
-#pragma weak shmem_sync_all = pshmem_sync_all
 
 PSHM_API void pshmem_quiet(void) { pshm_quiet(&pshm_ctx_default); }
 #pragma weak shmem_quiet = pshmem_quiet

@@ -5,8 +5,6 @@
 #include "pshm.h"
 #include "team.h"
 
-/* A barrier over all PEs without completing outstanding operations. */
-void pshm_barrier_world(void) PSHM_HIDDEN;
 /* Stores a 64-bit flag into the symmetric word at addr of PE pe, which
  * this PE does not map, through the transport's default context: after
  * this PE's earlier puts when ordered (a flag announcing data), or

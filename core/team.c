@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "api.h"
-#include "coll.h"
-#include "hier.h"
+#include "coll_layer.h"
 #include "error.h"
 #include "init.h"
 #include "team.h"
@@ -28,7 +27,7 @@ int pshm_team_mapped(int w)
 
 void pshm_team_finish(struct pshm_team *t)
 {
-    pshm_coll_team_attach(t);
+    pshm_coll_layer.team_attach(t);
     t->all_mapped = 1;
     for (int i = 0; i < t->n_pes; i++)
         if (!pshm_team_mapped(pshm_team_world_pe(t, i)))
@@ -100,10 +99,10 @@ void pshm_teams_init(void)
     pshm_team_shared.predefined = 1;
     pshm_team_finish(&pshm_team_shared);
     slots_used = (1u << PSHM_TEAM_SLOT_WORLD) | (1u << PSHM_TEAM_SLOT_SHARED);
-    pshm_coll_init();
+    pshm_coll_layer.init();
     /* The same two slots on every PE: nothing else holds one yet. */
     int a = lowest_free(slots_used, -1), b = lowest_free(slots_used, a);
-    if (pshm_hier_create(&pshm_team_world, a, b)) {
+    if (pshm_coll_layer.node_aware_create(&pshm_team_world, a, b)) {
         pshm_team_world.sub_slots = (uint64_t)1 << a | (uint64_t)1 << b;
         slots_used |= pshm_team_world.sub_slots;
     }
@@ -111,8 +110,8 @@ void pshm_teams_init(void)
 
 void pshm_teams_fini(void)
 {
-    pshm_hier_destroy(&pshm_team_world, 0);
-    pshm_coll_fini();
+    pshm_coll_layer.node_aware_destroy(&pshm_team_world, 0);
+    pshm_coll_layer.fini();
     free(pshm_team_shared.world);
     pshm_team_shared.world = NULL;
 }
@@ -197,7 +196,7 @@ static void free_team(struct pshm_team *t)
 static int agree(shmem_team_t parent, int err, int nslots, int sub, int slot[6])
 {
     uint64_t w[2] = {slots_used, err ? 1u : 0u};
-    if (pshm_coll_or_u64(parent, w, 2) || w[1])
+    if (pshm_coll_layer.or_u64(parent, w, 2) || w[1])
         return -1;
     uint64_t used = w[0];
     for (int i = 0; i < nslots * (sub ? 3 : 1); i++) {
@@ -220,7 +219,7 @@ static int agree(shmem_team_t parent, int err, int nslots, int sub, int slot[6])
 /* Makes t node-aware in the slots agree() found for it, if it spans nodes. */
 static void node_aware(struct pshm_team *t, const int *sub_slot)
 {
-    if (sub_slot[0] < 0 || !pshm_hier_create(t, sub_slot[0], sub_slot[1]))
+    if (sub_slot[0] < 0 || !pshm_coll_layer.node_aware_create(t, sub_slot[0], sub_slot[1]))
         return;
     t->sub_slots = (uint64_t)1 << sub_slot[0] | (uint64_t)1 << sub_slot[1];
     slots_used |= t->sub_slots;
@@ -231,9 +230,7 @@ static int activate(struct pshm_team *t, int slot)
     t->slot = slot;
     slots_used |= (uint64_t)1 << slot;
     pshm_team_finish(t);
-    if (pshm_coll.team_create && pshm_coll.team_create(t))
-        return -1;
-    return 0;
+    return pshm_coll_layer.team_create(t);
 }
 
 PSHM_API int pshmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
@@ -269,9 +266,9 @@ PSHM_API int pshmem_team_split_strided(shmem_team_t parent, int start, int strid
     int cerr = t ? activate(t, slot[0]) : 0;
     if (t && sub)
         node_aware(t, &slot[1]);
-    if (pshm_coll.team_create) {
+    if (pshm_coll_layer.team_state()) {
         uint64_t w = (uint64_t)cerr;
-        if (pshm_coll_or_u64(parent, &w, 1) || w) {
+        if (pshm_coll_layer.or_u64(parent, &w, 1) || w) {
             if (t)
                 pshmem_team_destroy(t);
             return -1;
@@ -315,9 +312,9 @@ PSHM_API int pshmem_team_split_2d(shmem_team_t parent, int xrange,
         node_aware(tx, &slot[2]);
         node_aware(ty, &slot[4]);
     }
-    if (pshm_coll.team_create) {
+    if (pshm_coll_layer.team_state()) {
         uint64_t w = (uint64_t)cerr;
-        if (pshm_coll_or_u64(parent, &w, 1) || w) {
+        if (pshm_coll_layer.or_u64(parent, &w, 1) || w) {
             pshmem_team_destroy(tx);
             pshmem_team_destroy(ty);
             return -1;
@@ -332,15 +329,15 @@ PSHM_API int pshmem_team_split_2d(shmem_team_t parent, int xrange,
 PSHM_API void pshmem_team_destroy(shmem_team_t team)
 {
     PSHM_CHECK_INIT("shmem_team_destroy");
-    pshm_coll_forget_team(team);
+    pshm_coll_layer.team_forget(team);
     if (!team || team->predefined)
         return;
     /* The specification destroys the team's shareable contexts with it;
      * private ones are the user's to destroy first. */
     pshm_ctx_destroy_team(team);
     if (team->my_pe >= 0) {
-        pshm_coll_team_detach(team);
-        pshm_hier_destroy(team, 1);
+        pshm_coll_layer.team_detach(team);
+        pshm_coll_layer.node_aware_destroy(team, 1);
         slots_used &= ~((uint64_t)1 << team->slot | team->sub_slots);
     }
     free_team(team);

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coll_config.h"
+#include "coll_layer.h"
 #include "config.h"
 #define CHECK_WITHOUT_SHMEM /* these tests call the core directly, not the library */
 #include "../common/check.h"
@@ -224,16 +226,23 @@ static void test_load_defaults(void)
     clear_env();
 }
 
+/* The collectives' part of the layer table, the part configuration uses:
+ * their real settings and parser, without the rest of the library. */
+const struct pshm_coll_layer pshm_coll_layer = {.settings = pshm_coll_settings,
+                                                .load = pshm_coll_config_load};
+
 /* The table's defaults are the parser's: setting a variable to the
  * default the table shows changes nothing.  Also, every value the
  * table's type refuses, the parser refuses too. */
-static void same_config(const struct pshm_config *a, const struct pshm_config *b, const char *var)
+static void same_config(const struct pshm_config *a, const struct pshm_coll_config *ca,
+                        const struct pshm_config *b, const struct pshm_coll_config *cb,
+                        const char *var)
 {
     CHECK(a->symmetric_size == b->symmetric_size && a->debug == b->debug && a->info == b->info &&
               a->version == b->version && a->bypass == b->bypass &&
               a->wait_spins == b->wait_spins && a->emulate_nodes == b->emulate_nodes &&
-              !strcmp(a->globals, b->globals) && !strcmp(a->collectives, b->collectives) &&
-              !memcmp(a->coll_algo, b->coll_algo, sizeof a->coll_algo),
+              !strcmp(a->globals, b->globals) && !strcmp(ca->component, cb->component) &&
+              ca->node_aware == cb->node_aware && !memcmp(ca->algo, cb->algo, sizeof ca->algo),
           "%s set to its table default parses differently from unset", var);
 }
 
@@ -244,6 +253,7 @@ static void test_table_matches_parser(void)
     clear_env();
     CHECK_EQ(pshm_config_load(err, sizeof err), 0);
     struct pshm_config unset = pshm_cfg;
+    struct pshm_coll_config coll_unset = pshm_coll_cfg;
     int n = 0;
     for (size_t t = 0; t < 2; t++)
         for (const pshm_setting *v = tables[t]; v->name; v++) {
@@ -251,7 +261,7 @@ static void test_table_matches_parser(void)
                 continue;
             setenv(v->name, v->def, 1);
             CHECK_EQ(pshm_config_load(err, sizeof err), 0, "%s=%s: %s", v->name, v->def, err);
-            same_config(&unset, &pshm_cfg, v->name);
+            same_config(&unset, &coll_unset, &pshm_cfg, &pshm_coll_cfg, v->name);
             CHECK_EQ(pshm_setting_check(v, v->def, err, sizeof err), 0, "%s", err);
             if (v->type != PSHM_SETTING_STRING) {
                 setenv(v->name, "bogus-value", 1);

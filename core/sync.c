@@ -46,15 +46,13 @@ static void wake_all(struct pshm_sleep *s)
 /* The inline check saw sleepers at pe: wake them only if one may watch
  * addr, so that a PE asleep on another word is neither woken nor costs
  * the writer a system call. */
-__attribute__((noinline, cold)) void pshm_wake(int pe, const void *addr)
+__attribute__((noinline, cold)) void pshm_wake(int pe, const void *addr, uint64_t st)
 {
-    struct pshm_sleep *s = pshm_g.sleep_at[pe];
-    uint64_t st = __atomic_load_n(&s->state, __ATOMIC_SEQ_CST);
     size_t off = 0;
     int seg = pshm_seg_of(addr, &off);
     if ((uint32_t)st != PSHM_WATCH_ANY && (seg < 0 || (uint32_t)st != watch_key(seg, off)))
         return;
-    wake_all(s);
+    wake_all(pshm_g.sleep_at[pe]);
 }
 
 /* Where writers look for PEs not mapped here: nobody ever sleeps on it. */

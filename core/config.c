@@ -31,8 +31,9 @@ const pshm_setting pshm_core_settings[] = {
     {"SHMEM_GLOBALS", PSHM_SETTING_CHOICE, "map", "map|cma",
      "global/static data: map (shared mapping, load/store on-node) or cma (process_vm_readv/writev)"},
     {"SHMEM_WAIT_SPINS", PSHM_SETTING_STRING, "auto", NULL,
-     "polls before a waiting PE gives up its CPU (auto: 16384 while PEs <= cores, else 64); it "
-     "then yields for 100 us, then sleeps"},
+     "polls before a waiting PE gives up its CPU (auto: 16384 while PEs x waiting threads <= "
+     "cores, else 64, or 2 where a poll calls the transport); it then yields for 100 us, then "
+     "sleeps"},
     {"SHMEM_WAIT_SLEEP", PSHM_SETTING_UINT, "500", NULL,
      "longest sleep of a waiting PE in microseconds: how late it may see a write that cannot "
      "wake it (a plain put, a fetching AMO, another node); 0: never sleep, only yield"},

@@ -361,17 +361,10 @@ static int init(int requested, int *provided, int fatal)
     pshm_g.pe_limit = (size_t)pshm_boot.size;
     pshm_g.finalized = 0;
     pshm_g.debug = pshm_cfg.debug;
-    pshm_g.oversubscribed = pshm_boot.n_local > sysconf(_SC_NPROCESSORS_ONLN);
+    /* Before emulated nodes shrink n_local: the cores are real. */
+    pshm_wait_budget_init(pshm_boot.n_local);
     if (pshm_cfg.emulate_nodes > 1)
         emulate_nodes(&pshm_boot, pshm_cfg.emulate_nodes);
-    if (pshm_cfg.wait_spins == PSHM_WAIT_SPINS_AUTO) {
-        /* With a core per PE, the PE waited for is running: spin.  With
-         * more PEs than cores it may need our core: sleep soon. */
-        pshm_cfg.wait_spins = pshm_g.oversubscribed ? 64 : 1u << 14;
-    }
-    /* Polls without a pause, a few microseconds of them, only when the PE
-     * waited for has a core of its own: otherwise it may need ours. */
-    pshm_g.wait_hot = pshm_g.oversubscribed ? 0 : 1024;
     build_services();
     svc.thread_level = thread_level(requested, PSHM_CAP_THREAD_SAFE); /* what was asked */
     if (select_transport(fatal)) {
@@ -405,6 +398,7 @@ static int init(int requested, int *provided, int fatal)
     pshm_g.tp = &tp_ops;
     pshm_g.tp_quiet = tp_ops.quiet != NULL;
     pshm_g.tp_progress = tp_ops.progress != NULL;
+    pshm_wait_budget_update(); /* a poll may now be a trip through the transport */
     memset(&pshm_ctx_default, 0, sizeof pshm_ctx_default);
     pshm_ctx_default.team = &pshm_team_world;
     pshm_memory_init(pshm_cfg.symmetric_size);

@@ -321,6 +321,14 @@ uint64_t pshm_internal_amo(int pe, uint64_t *addr, int op, uint64_t v, uint64_t 
  * from addr (n > 1: any word of this PE may end it). */
 void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n) PSHM_HIDDEN;
 void pshm_wait_leave(struct pshm_wait *w) PSHM_HIDDEN;
+
+/* The polls a wait makes before it lets the core go (core/wait_budget.c):
+ * set at init from the PEs on this node (n_local, before emulated nodes)
+ * and the cores, again once the transport is known, and again whenever a
+ * thread first waits (pshm_wait_thread_note, SHMEM_THREAD_MULTIPLE). */
+void pshm_wait_budget_init(int n_local) PSHM_HIDDEN;
+void pshm_wait_budget_update(void) PSHM_HIDDEN;
+void pshm_wait_thread_note(void) PSHM_HIDDEN;
 static inline void pshm_wait_end(struct pshm_wait *w)
 {
     if (PSHM_UNLIKELY(w->sleep != NULL))

@@ -156,11 +156,14 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
 {
     if (pshm_g.tp_progress)
         pshm_g.tp->progress();
-    if (w->spins < pshm_cfg.wait_spins) {
+    /* Another thread may lower the budget when it starts waiting. */
+    if (w->spins < __atomic_load_n(&pshm_cfg.wait_spins, __ATOMIC_RELAXED)) {
+        if (PSHM_UNLIKELY(!w->spins) && pshm_thread_level == SHMEM_THREAD_MULTIPLE)
+            pshm_wait_thread_note();
         /* The first polls go back to the word at once: a pause lasts about
          * 140 cycles on recent x86, and a wait that ends during one ends
          * that much later (a 2-PE barrier: 0.18 -> 0.15 us). */
-        if (++w->spins > pshm_g.wait_hot)
+        if (++w->spins > __atomic_load_n(&pshm_g.wait_hot, __ATOMIC_RELAXED))
             pshm_cpu_relax();
         return;
     }
@@ -226,6 +229,7 @@ PSHM_API uint64_t pshmemx_wait_stat(int which)
     case SHMEMX_WAIT_NAPS: return __atomic_load_n(&stat_naps, __ATOMIC_RELAXED);
     case SHMEMX_WAIT_NAPS_WOKEN: return __atomic_load_n(&stat_naps_woken, __ATOMIC_RELAXED);
     case SHMEMX_WAIT_WAKES: return __atomic_load_n(&stat_wakes, __ATOMIC_RELAXED);
+    case SHMEMX_WAIT_SPINS: return __atomic_load_n(&pshm_cfg.wait_spins, __ATOMIC_RELAXED);
     default: return UINT64_MAX;
     }
 }

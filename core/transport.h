@@ -400,6 +400,24 @@ typedef struct pshm_transport_desc {
     const char *nbe_completion;
 } pshm_transport_desc;
 
+/* The exported descriptor, for C (and C++20, whose designated initializers
+ * must keep the declaration order): the header, name, description and the
+ * three mandatory functions, then any optional fields, e.g.
+ *
+ *   PSHM_TRANSPORT_DEFINE("foo", "Foo's one-line description", foo_query, foo_init, foo_fini,
+ *                         .max_priority = foo_max_priority, .settings = foo_settings);
+ *
+ * Spelling the definition out with PSHM_TRANSPORT_EXPORT is the same. */
+#define PSHM_TRANSPORT_DEFINE(name_, description_, query_, init_, fini_, ...)                      \
+    PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {                        \
+        .hdr = PSHM_ABI_HEADER(pshm_transport_desc),                                               \
+        .name = (name_),                                                                           \
+        .description = (description_),                                                             \
+        .query = (query_),                                                                         \
+        .init = (init_),                                                                           \
+        .fini = (fini_),                                                                           \
+        __VA_ARGS__}
+
 #ifdef __cplusplus
 }
 #endif

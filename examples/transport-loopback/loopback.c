@@ -170,14 +170,10 @@ static const pshm_setting settings[] = {
     {NULL, 0, NULL, NULL, NULL},
 };
 
-PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
-    .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
-    .name = "loopback",
-    .description = "example: one node, load/store into the core's mappings of peers",
-    .flags = PSHM_DESC_USES_PEER_MAPPINGS,
-    .query = lb_query,
-    .init = lb_init,
-    .fini = lb_fini,
-    .max_priority = lb_max_priority,
-    .settings = settings,
-};
+/* The exported descriptor: the same as spelling out
+ *   PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
+ *       .hdr = PSHM_ABI_HEADER(pshm_transport_desc), .name = "loopback", ...};
+ * (loopback.cpp does that, field by field). */
+PSHM_TRANSPORT_DEFINE("loopback", "example: one node, load/store into the core's mappings of peers",
+                      lb_query, lb_init, lb_fini, .flags = PSHM_DESC_USES_PEER_MAPPINGS,
+                      .max_priority = lb_max_priority, .settings = settings);

@@ -361,11 +361,7 @@ static void mpi_fini(void)
  * progress-thread pair has the ofi and ucx transports' names: one job runs
  * one network transport, and users set them the same way for each. */
 static const pshm_setting settings[] = {
-    {"SHMEM_PROGRESS_THREAD", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
-     "mpi transport: progress thread serving peers while the program computes (auto: on when MPI "
-     "provides MPI_THREAD_MULTIPLE; 1 or 0)"},
-    {"SHMEM_PROGRESS_INTERVAL", PSHM_SETTING_UINT, "100", NULL,
-     "mpi transport: microseconds between progress-thread polls (1 to 10000000)"},
+    PSHM_KIT_PROGRESS_SETTINGS("mpi transport", "on when MPI provides MPI_THREAD_MULTIPLE"),
     {"SHMEM_MPI_CTX_WINDOWS", PSHM_SETTING_UINT, "0", NULL,
      "mpi transport: window pairs made at shmem_init for contexts (0..64); a context without "
      "one shares the default context's windows"},
@@ -379,15 +375,9 @@ static const pshm_setting settings[] = {
     {NULL, 0, NULL, NULL, NULL},
 };
 
-PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
-    .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
-    .name = "mpi",
-    .description = "MPI-3 one-sided communication (MPICH): one window per segment",
-    .query = mpi_query,
-    .init = mpi_init,
-    .fini = mpi_fini,
-    .max_priority = mpi_max_priority,
-    .settings = settings,
-    .nbe_completion = "its own MPI_Rget and MPI_Rget_accumulate requests, then MPI_Win_flush to "
-                      "each PE its puts and compare-and-swaps went to",
-};
+PSHM_TRANSPORT_DEFINE("mpi", "MPI-3 one-sided communication (MPICH): one window per segment",
+                      mpi_query, mpi_init, mpi_fini, .max_priority = mpi_max_priority,
+                      .settings = settings,
+                      .nbe_completion = "its own MPI_Rget and MPI_Rget_accumulate requests, then "
+                                        "MPI_Win_flush to each PE its puts and compare-and-swaps "
+                                        "went to");

@@ -318,11 +318,7 @@ static const pshm_setting settings[] = {
      "ofi transport: libfabric provider, e.g. shm, tcp;ofi_rxm, udp;ofi_rxd"},
     {"SHMEM_OFI_DOMAIN", PSHM_SETTING_STRING, "(provider's first)", NULL,
      "ofi transport: libfabric domain (NIC), e.g. eth0; one that no provider offers is an error"},
-    {"SHMEM_PROGRESS_THREAD", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
-     "ofi transport: progress thread serving peers while the program computes (auto: on for "
-     "providers with manual progress; 1 or 0)"},
-    {"SHMEM_PROGRESS_INTERVAL", PSHM_SETTING_UINT, "100", NULL,
-     "ofi transport: microseconds between progress-thread polls"},
+    PSHM_KIT_PROGRESS_SETTINGS("ofi transport", "on for providers with manual progress"),
     {"SHMEM_OFI_DELIVERY_COMPLETE", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
      "ofi transport: FI_DELIVERY_COMPLETE on puts and atomics (auto: where the provider needs it; "
      "0 is unsafe, for measurements)"},
@@ -334,16 +330,10 @@ static const pshm_setting settings[] = {
     {NULL, 0, NULL, NULL, NULL},
 };
 
-PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
-    .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
-    .name = "ofi",
-    .description = "libfabric RDM endpoints (FI_PROVIDER / SHMEM_OFI_PROVIDER picks the provider)",
-    .query = ofi_query,
-    .init = ofi_init,
-    .fini = ofi_fini,
-    .max_priority = ofi_max_priority,
-    .settings = settings,
-    .nbe_completion = "a snapshot of the context's completion counter: everything issued on the "
-                      "request's context up to the test (on a private context, the thread's own "
-                      "operations)",
-};
+PSHM_TRANSPORT_DEFINE("ofi",
+                      "libfabric RDM endpoints (FI_PROVIDER / SHMEM_OFI_PROVIDER picks the provider)",
+                      ofi_query, ofi_init, ofi_fini, .max_priority = ofi_max_priority,
+                      .settings = settings,
+                      .nbe_completion = "a snapshot of the context's completion counter: "
+                                        "everything issued on the request's context up to the "
+                                        "test (on a private context, the thread's own operations)");

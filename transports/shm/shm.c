@@ -266,16 +266,10 @@ static void shm_fini(void)
     cards = NULL;
 }
 
-PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
-    .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
-    .name = "shm",
-    .description = "single node: load/store into mapped heaps, cross-memory attach otherwise",
-    .query = shm_query,
-    .init = shm_init,
-    .fini = shm_fini,
-    .max_priority = shm_max_priority,
-    /* Every op is complete on return (PSHM_CAP_COMPLETE_ON_RETURN): the
-     * core's quiet fallback has nothing to wait for. */
-    .nbe_completion = "the call itself: every operation of this transport is complete when it "
-                      "returns",
-};
+/* Every op is complete on return (PSHM_CAP_COMPLETE_ON_RETURN): the core's
+ * quiet fallback has nothing to wait for. */
+PSHM_TRANSPORT_DEFINE("shm",
+                      "single node: load/store into mapped heaps, cross-memory attach otherwise",
+                      shm_query, shm_init, shm_fini, .max_priority = shm_max_priority,
+                      .nbe_completion = "the call itself: every operation of this transport is "
+                                        "complete when it returns");

@@ -309,10 +309,7 @@ static const pshm_setting settings[] = {
      "ucx transport: UCX transports to use, e.g. tcp, sm, rc,sm; beats UCX_TLS"},
     {"SHMEM_UCX_CONNECT", PSHM_SETTING_CHOICE, "lazy", "lazy|eager",
      "ucx transport: connect to a PE on first use (lazy) or to every PE at init (eager)"},
-    {"SHMEM_PROGRESS_THREAD", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
-     "ucx transport: progress thread serving peers while the program computes (auto: on; 1 or 0)"},
-    {"SHMEM_PROGRESS_INTERVAL", PSHM_SETTING_UINT, "100", NULL,
-     "ucx transport: microseconds between progress-thread polls (1 to 10000000)"},
+    PSHM_KIT_PROGRESS_SETTINGS("ucx transport", "on"),
     {"SHMEM_UCX_FETCH_BITWISE", PSHM_SETTING_CHOICE, "auto", "auto|native|cas",
      "ucx transport: fetching and/or/xor natively or by compare-and-swap (auto: cas where the "
      "init self-test finds UCX 1.13's wrong results)"},
@@ -324,15 +321,11 @@ static const pshm_setting settings[] = {
     {NULL, 0, NULL, NULL, NULL},
 };
 
-PSHM_TRANSPORT_EXPORT const pshm_transport_desc plugshmem_transport = {
-    .hdr = PSHM_ABI_HEADER(pshm_transport_desc),
-    .name = "ucx",
-    .description = "UCX (UCP) RMA and atomics (UCX_TLS or SHMEM_UCX_TLS picks the transports); "
-                   "priority 4 on one node, 25 across nodes with an RDMA device, 15 with tcp only",
-    .query = ucx_query,
-    .init = ucx_init,
-    .fini = ucx_fini,
-    .max_priority = ucx_max_priority,
-    .settings = settings,
-    .nbe_completion = "its own UCP requests, then a flush of the endpoints its puts went to",
-};
+PSHM_TRANSPORT_DEFINE("ucx",
+                      "UCX (UCP) RMA and atomics (UCX_TLS or SHMEM_UCX_TLS picks the transports); "
+                      "priority 4 on one node, 25 across nodes with an RDMA device, 15 with tcp "
+                      "only",
+                      ucx_query, ucx_init, ucx_fini, .max_priority = ucx_max_priority,
+                      .settings = settings,
+                      .nbe_completion = "its own UCP requests, then a flush of the endpoints its "
+                                        "puts went to");

@@ -12,12 +12,14 @@ static const uint32_t desc_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     offsetof(pshm_transport_desc, nbe_completion), /* 2.1 */
     sizeof(pshm_transport_desc),                   /* 2.2 */
     sizeof(pshm_transport_desc),                   /* 2.3: services only */
+    sizeof(pshm_transport_desc),                   /* 2.4: ops only */
 };
 static const uint32_t ops_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     offsetof(pshm_transport_ops, put_signal), /* 2.0: up to progress */
     offsetof(pshm_transport_ops, put_nbe),    /* 2.1: up to reserved */
-    sizeof(pshm_transport_ops),               /* 2.2 */
-    sizeof(pshm_transport_ops),               /* 2.3: services only */
+    offsetof(pshm_transport_ops, p),          /* 2.2 */
+    offsetof(pshm_transport_ops, p),          /* 2.3: services only */
+    sizeof(pshm_transport_ops),               /* 2.4: p */
 };
 
 static const struct pshm_abi_rule transport_rule = {

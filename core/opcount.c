@@ -21,6 +21,12 @@ static void c_put(pshm_tctx c, int pe, int seg, size_t off, const void *src, siz
     real.put(c, pe, seg, off, src, len);
 }
 
+static void c_p(pshm_tctx c, int pe, int seg, size_t off, uint64_t v, size_t len)
+{
+    __atomic_fetch_add(&n_put, 1, __ATOMIC_RELAXED);
+    real.p(c, pe, seg, off, v, len);
+}
+
 static void c_put_nbi(pshm_tctx c, int pe, int seg, size_t off, const void *src, size_t len)
 {
     __atomic_fetch_add(&n_put, 1, __ATOMIC_RELAXED);
@@ -85,6 +91,7 @@ void pshm_opcount_wrap(pshm_transport_ops *ops)
         return;
     real = *ops;
     WRAP(put);
+    WRAP(p);
     WRAP(put_nbi);
     WRAP(get);
     WRAP(get_nbi);

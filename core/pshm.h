@@ -91,6 +91,11 @@ void pshm_put_slow(const char *routine, struct pshm_ctx *c, void *dst, const voi
                    int pe, int nbi) PSHM_HIDDEN;
 void pshm_get_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n,
                    int pe, int nbi) PSHM_HIDDEN;
+/* The p routines' slow path, and their transport op for plugins without
+ * one (ABI 2.4 p): both store the value and go on as a put. */
+void pshm_p_slow(const char *routine, struct pshm_ctx *c, void *dst, uint64_t v, size_t n,
+                 int pe) PSHM_HIDDEN;
+void pshm_p_by_put(pshm_tctx t, int pe, int seg, size_t off, uint64_t v, size_t n) PSHM_HIDDEN;
 void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
                    const void *operand, const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
 /* The job ends naming routine: called before shmem_init or after
@@ -217,6 +222,34 @@ PSHM_INLINE void pshm_get(const char *routine, struct pshm_ctx *c, void *dst, co
                           size_t n, int pe)
 {
     pshm_rma(routine, c, dst, src, n, pe, 0, 0);
+}
+
+/* A value of n <= 8 bytes as the first n bytes of a uint64_t's memory. */
+PSHM_INLINE uint64_t pshm_bits(const void *p, size_t n)
+{
+    uint64_t b = 0;
+    memcpy(&b, p, n);
+    return b;
+}
+
+/* shmem_p of a value of n (1 to 8, a constant) bytes, given as its bits:
+ * nothing on the way takes its address, so it stays in a register, stored
+ * once on a mapped PE and passed on in a tail call to the transport's p
+ * otherwise (the same checks as pshm_rma's). */
+PSHM_INLINE void pshm_p(const char *routine, struct pshm_ctx *c, void *dst, uint64_t v, size_t n,
+                        int pe)
+{
+    ptrdiff_t ipe = pe;
+    uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
+    if (PSHM_LIKELY(PSHM_PE_OK(ipe) && off < pshm_g.heap_fast_len)) {
+        char *b = pshm_g.heap_route[ipe];
+        if (PSHM_LIKELY(b != NULL))
+            memcpy(b + off, &v, n);
+        else
+            pshm_g.tp->p(c->t, pe, PSHM_SEG_HEAP, off, v, n);
+        return;
+    }
+    pshm_p_slow(routine, c, dst, v, n, pe);
 }
 
 /* Where a symmetric address lives in PE pe's memory, if mapped here;

@@ -84,6 +84,16 @@ void pshm_internal_xfer(void *dst, const void *src, size_t n, int pe, int put)
     pshm_rma("collective", &pshm_ctx_default, dst, src, n, pe, put, 0);
 }
 
+void pshm_p_slow(const char *routine, struct pshm_ctx *c, void *dst, uint64_t v, size_t n, int pe)
+{
+    pshm_put_slow(routine, c, dst, &v, n, pe, 0);
+}
+
+void pshm_p_by_put(pshm_tctx t, int pe, int seg, size_t off, uint64_t v, size_t n)
+{
+    pshm_g.tp->put(t, pe, seg, off, &v, n);
+}
+
 void pshm_put_slow(const char *routine, struct pshm_ctx *c, void *dst, const void *src, size_t n,
                    int pe, int nbi)
 {

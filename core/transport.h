@@ -55,7 +55,7 @@
 #include <stdint.h>
 
 #define PSHM_TRANSPORT_ABI_MAJOR 2u
-#define PSHM_TRANSPORT_ABI_MINOR 3u
+#define PSHM_TRANSPORT_ABI_MINOR 4u
 #define PSHM_TRANSPORT_SYMBOL "plugshmem_transport"
 
 /*
@@ -358,6 +358,14 @@ typedef struct pshm_transport_ops {
     void (*amo_nbe)(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
                     const void *compare, void *fetch, pshm_treq *req);
     int (*req_test)(pshm_tctx, pshm_treq req);
+
+    /* ---- appended in ABI 2.4 ---- */
+    /* Optional: the shmem_p routines' put.  The same as put() of the first
+     * len (1 to 8) bytes of value as it lies in memory, i.e. put(t, pe,
+     * seg, off, &value, len).  The value comes in a register, so the
+     * core's p routine passes it on in a tail call and takes the address
+     * of nothing.  NULL: the core stores the value and calls put(). */
+    void (*p)(pshm_tctx, int pe, int seg, size_t off, uint64_t value, size_t len);
 } pshm_transport_ops;
 
 /* The plugin's one exported symbol. */

@@ -42,8 +42,11 @@ def rma_routines():
                           "pshm_put_nbi(@C, dest, source, nelems * sizeof(%s), pe);" % ty)
         r += ctx_variants("%s_get_nbi" % tn, "void", "%s *dest, const %s *source, size_t nelems, int pe" % (ty, ty),
                           "pshm_get_nbi(@C, dest, source, nelems * sizeof(%s), pe);" % ty)
+        # Up to 8 bytes the value travels as its bits, in a register
+        # (pshm_p); long double is put from memory.
         r += ctx_variants("%s_p" % tn, ty and "void", "%s *dest, %s value, int pe" % (ty, ty),
-                          "pshm_put(@C, dest, &value, sizeof value, pe);")
+                          "pshm_p(@C, dest, pshm_bits(&value, sizeof value), sizeof value, pe);"
+                          if sz <= 8 else "pshm_put(@C, dest, &value, sizeof value, pe);")
         r += ctx_variants("%s_g" % tn, ty, "const %s *source, int pe" % ty,
                           "%s v; pshm_get(@C, &v, source, sizeof v, pe); return v;" % ty)
         r += ctx_variants("%s_iput" % tn, "void",

@@ -202,19 +202,38 @@ static void test_mandatory(void)
     CHECK(out.quiet == NULL && out.fence == NULL);
 }
 
-/* 2.3 appended to the services table only: a 2.2 plugin's ops table, of
- * this size, stays whole; one short of 2.2's size does not. */
+static void f_p(pshm_tctx c, int pe, int seg, size_t off, uint64_t v, size_t len)
+{
+    (void)c, (void)pe, (void)seg, (void)off, (void)v, (void)len;
+}
+
+/* A 2.2 (or 2.3: services only) plugin's ops table ends at req_test: it
+ * stays whole, and p, which 2.4 appended, is absent even if memory
+ * follows; one short of 2.2's size is refused.  A 2.4 table keeps p. */
 static void test_minor_2_2(void)
 {
     pshm_transport_ops in = complete(), out;
     char why[512] = "";
-    CHECK_GE(PSHM_TRANSPORT_ABI_MINOR, 3);
+    CHECK_GE(PSHM_TRANSPORT_ABI_MINOR, 4);
     in.hdr.minor = 2;
+    in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, p);
     in.put_nbe = f_put_nbe, in.get_nbe = f_get_nbe, in.amo_nbe = f_amo_nbe;
     in.req_test = f_req_test;
+    in.p = f_p; /* beyond the table's size: must not be read */
     CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
     CHECK_EQ(out.req_test, f_req_test);
-    in.hdr.size -= 8;
+    CHECK(out.p == NULL, "a 2.2 table's p was read");
+    in.hdr.minor = 3;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.p == NULL, "a 2.3 table's p was read");
+    in.hdr.minor = 4;
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
+    CHECK_HAS(why, "ABI 2.4's is at least");
+    in.hdr.size = sizeof in;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK_EQ(out.p, f_p);
+    in.hdr.minor = 2;
+    in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, p) - 8;
     CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
     CHECK_HAS(why, "ABI 2.2's is at least");
 }

@@ -302,6 +302,7 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.ctx_create = mpi_ctx_create;
     ops.ctx_destroy = mpi_ctx_destroy;
     ops.put = mpi_put;
+    ops.p = mpi_p;
     ops.get = mpi_get;
     ops.put_nbi = mpi_put_nbi;
     ops.get_nbi = mpi_get_nbi;

@@ -119,6 +119,7 @@ void mpi_ctx_destroy(pshm_tctx t) HIDDEN;
 
 /* mpi_rma.c, mpi_amo.c */
 void mpi_put(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len) HIDDEN;
+void mpi_p(pshm_tctx, int pe, int seg, size_t off, uint64_t value, size_t len) HIDDEN;
 void mpi_put_nbi(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len) HIDDEN;
 void mpi_get(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDDEN;
 void mpi_get_nbi(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len) HIDDEN;

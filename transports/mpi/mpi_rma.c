@@ -31,7 +31,8 @@ __attribute__((noinline)) static void put_wait(struct mctx *c, int pe, int seg, 
 
 /* A small put is copied to the ring and left in flight: no wait here, the
  * next quiet (or a full ring) completes it. */
-void mpi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
+static inline __attribute__((always_inline)) void put(pshm_tctx t, int pe, int seg, size_t off,
+                                                       const void *src, size_t len)
 {
     struct mctx *c = MCTX(t);
     void *p;
@@ -46,6 +47,18 @@ void mpi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t l
         return;
     }
     put_wait(c, pe, seg, off, src, len);
+}
+
+void mpi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
+{
+    put(t, pe, seg, off, src, len);
+}
+
+/* The value is stored here rather than by the core's p routine (ABI 2.4);
+ * a put this small is staged, so its source is free on return. */
+void mpi_p(pshm_tctx t, int pe, int seg, size_t off, uint64_t value, size_t len)
+{
+    put(t, pe, seg, off, &value, len);
 }
 
 /* The source of a put_nbi may not change before the next quiet: MPI reads

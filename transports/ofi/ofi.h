@@ -139,6 +139,7 @@ void ofi_thread_stop(void);
 void ofi_write_msg(struct octx *c, int pe, uint64_t raddr, uint64_t key, const void *src,
                    size_t len, uint64_t flags);
 void ofi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len);
+void ofi_p(pshm_tctx t, int pe, int seg, size_t off, uint64_t value, size_t len);
 void ofi_put_nbi(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len);
 void ofi_get(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len);
 void ofi_get_nbi(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len);

@@ -257,6 +257,7 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.ctx_create = ofi_ctx_create;
     ops.ctx_destroy = ofi_ctx_destroy;
     ops.put = ofi_put;
+    ops.p = ofi_p;
     ops.get = ofi_get;
     ops.put_nbi = ofi_put_nbi;
     ops.get_nbi = ofi_get_nbi;

@@ -18,13 +18,26 @@ __attribute__((noinline)) static void put_rest(struct octx *c, int pe, int seg, 
         ofi_wait_all(c);
 }
 
-void ofi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
+static inline __attribute__((always_inline)) void put(pshm_tctx t, int pe, int seg, size_t off,
+                                                       const void *src, size_t len)
 {
     struct octx *c = CTX(t);
     ENTER(c);
     if (UNLIKELY(!put_inject(c, pe, seg, off, src, len)))
         put_rest(c, pe, seg, off, src, len);
     LEAVE(c);
+}
+
+void ofi_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
+{
+    put(t, pe, seg, off, src, len);
+}
+
+/* The value is stored here, on this function's stack, rather than by the
+ * core's p routine, which then passes it on in a tail call (ABI 2.4). */
+void ofi_p(pshm_tctx t, int pe, int seg, size_t off, uint64_t value, size_t len)
+{
+    put(t, pe, seg, off, &value, len);
 }
 
 /* The source of a put_nbi may not be changed before the next quiet, so a

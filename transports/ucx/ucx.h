@@ -124,6 +124,7 @@ void ucx_unmap_regions(void);
 
 /* ucx_rma.c */
 void ucx_put(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len);
+void ucx_p(pshm_tctx, int pe, int seg, size_t off, uint64_t value, size_t len);
 void ucx_put_nbi(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len);
 void ucx_get(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len);
 void ucx_get_nbi(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len);

@@ -250,6 +250,7 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.ctx_create = ucx_ctx_create;
     ops.ctx_destroy = ucx_ctx_destroy;
     ops.put = ucx_put;
+    ops.p = ucx_p;
     ops.get = ucx_get;
     ops.put_nbi = ucx_put_nbi;
     ops.get_nbi = ucx_get_nbi;

@@ -8,7 +8,8 @@ static inline uint64_t raddr(int pe, int seg, size_t off)
     return g.rbase[pe * NREGIONS + seg] + off;
 }
 
-void ucx_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
+static inline __attribute__((always_inline)) void put(pshm_tctx t, int pe, int seg, size_t off,
+                                                       const void *src, size_t len)
 {
     struct uctx *c = CTX(t);
     ENTER(c);
@@ -21,6 +22,17 @@ void ucx_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t l
     if (UNLIKELY(req != NULL))
         ucx_wait(c, req, "ucp_put_nbx", pe);
     LEAVE(c);
+}
+
+void ucx_put(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)
+{
+    put(t, pe, seg, off, src, len);
+}
+
+/* The value is stored here rather than by the core's p routine (ABI 2.4). */
+void ucx_p(pshm_tctx t, int pe, int seg, size_t off, uint64_t value, size_t len)
+{
+    put(t, pe, seg, off, &value, len);
 }
 
 void ucx_put_nbi(pshm_tctx t, int pe, int seg, size_t off, const void *src, size_t len)

@@ -57,8 +57,12 @@ def plugins(shmem_info, env_extra=None):
                 why = t.split("not usable:", 1)[1]
                 why = re.split(r"\s+priority \d+", why)[0].strip()
                 found[name] = (False, why or "not usable")
+            elif re.search(r"; usable", t):
+                found[name] = (True, "")
             else:
-                found[name] = (bool(re.search(r"; usable", t)), "")
+                # A plugin that did not load at all ("cannot load: libmpich.so.12:
+                # ...", "damaged: ..."): shmem_info's line is the reason.
+                found[name] = (False, t.strip() or "not usable")
     for line in out.splitlines():
         m = re.match(r"^  (\S+)\s+(/\S+)$", line)
         if m:

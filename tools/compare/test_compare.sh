@@ -1,8 +1,11 @@
 #!/bin/bash
 # shmem_compare from a moved `meson install`: a --quick comparison of shm
-# and one ofi configuration (tcp;ofi_rxm, when the ofi plugin is built),
-# with the net provider beside them, which the plugin refuses at init (a
-# failing configuration: reported with its reason, the others go on); then
+# and one ofi configuration (tcp;ofi_rxm, when the ofi plugin is built);
+# libfabric's net provider, which lists atomics and has none, must be left
+# out with the plugin's reason (a provider that still passed the query and
+# failed at init would run beside them: reported with its reason, the
+# others go on); a plugin that cannot be loaded is left out with the
+# loader's reason; then
 # the CSV, JSON, table and SVG are checked, an interrupted run must keep
 # its partial results (and draw the PNG when rsvg-convert is there),
 # --plot FILE.png without a converter must say what to install, a job past
@@ -38,6 +41,24 @@ configs=shm failed=
 if find "$work/moved" -name transport-ofi.so | grep -q .; then
   configs=shm,ofi-tcp-rxm
   "$sc" --list --configs 'ofi-net' 2>/dev/null | grep -q '^ofi-net ' && failed=ofi-net
+  if fi_info -l 2>/dev/null | grep -q '^net:'; then
+    out=$("$sc" --list --configs 'ofi-net*' 2>&1)
+    grep -q "left out: ofi provider net: refused by the plugin's query: .*lacks 24 of the 24 atomic" <<<"$out" \
+      && ok "net left out with its reason" || bad "net not left out: $out"
+  fi
+fi
+# A plugin whose library is missing: the loader's words, not an empty reason.
+mkdir -p "$work/broken"
+echo 'int gone(void); int f(void) { return gone(); }' >"$work/broken/p.c"
+echo 'int gone(void) { return 1; }' >"$work/broken/gone.c"
+if cc -shared -fPIC -o "$work/broken/libgone.so.1" -Wl,-soname,libgone.so.1 "$work/broken/gone.c" \
+   && cc -shared -fPIC -o "$work/broken/transport-broken.so" "$work/broken/p.c" \
+        -L"$work/broken" -l:libgone.so.1 && rm "$work/broken/libgone.so.1"; then
+  out=$(SHMEM_TRANSPORT_PATH=$work/broken "$sc" --list 2>&1)
+  grep -q "left out: broken: not usable: cannot load: libgone.so.1" <<<"$out" \
+    && ok "an unloadable plugin left out with the loader's reason" || bad "unloadable plugin: $out"
+else
+  bad "could not build the unloadable plugin"
 fi
 echo "configurations: $configs${failed:+ and $failed (expected to fail)}"
 t0=$(date +%s)

@@ -97,6 +97,10 @@ static void keep_libfabric_loaded(void)
 static struct {
     struct fi_info *all;
     char *prov, *domain, *fi_provider; /* the inputs it answered (NULL: unset) */
+    /* The entries whose atomics were probed (ofi_pick), and the verdicts. */
+    struct fi_info *probed[8];
+    int lacks[8]; /* operations missing: 0 all there */
+    char missing[8][512];
 } answer;
 
 static int same(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
@@ -182,6 +186,81 @@ static void no_such_domain(const pshm_core_services *svc, struct fi_info *all, c
         snprintf(why + u, whylen - u, "another provider: this one offers no domain");
 }
 
+int ofi_missing_atomics(struct fid_domain *dom, char *missing, size_t len)
+{
+    static const struct {
+        const char *name;
+        uint64_t flags; /* 0, FI_FETCH_ATOMIC or FI_COMPARE_ATOMIC */
+        enum fi_op op;
+    } need[] = {
+        {"add", 0, FI_SUM},
+        {"and", 0, FI_BAND},
+        {"or", 0, FI_BOR},
+        {"xor", 0, FI_BXOR},
+        {"set", 0, FI_ATOMIC_WRITE},
+        {"fetch-add", FI_FETCH_ATOMIC, FI_SUM},
+        {"fetch-and", FI_FETCH_ATOMIC, FI_BAND},
+        {"fetch-or", FI_FETCH_ATOMIC, FI_BOR},
+        {"fetch-xor", FI_FETCH_ATOMIC, FI_BXOR},
+        {"swap", FI_FETCH_ATOMIC, FI_ATOMIC_WRITE},
+        {"fetch", FI_FETCH_ATOMIC, FI_ATOMIC_READ},
+        {"compare-swap", FI_COMPARE_ATOMIC, FI_CSWAP},
+    };
+    static const struct {
+        const char *name;
+        enum fi_datatype dt;
+    } types[] = {{"32-bit", FI_UINT32}, {"64-bit", FI_UINT64}};
+    size_t used = 0;
+    int n = 0;
+    if (len)
+        missing[0] = 0;
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+        for (size_t t = 0; t < 2; t++) {
+            struct fi_atomic_attr attr = {0, 0};
+            if (fi_query_atomic(dom, types[t].dt, need[i].op, &attr, need[i].flags) == 0 &&
+                attr.count >= 1)
+                continue;
+            n++;
+            if (used + 64 < len)
+                used += (size_t)snprintf(missing + used, len - used, "%s%s %s", n > 1 ? ", " : "",
+                                         need[i].name, types[t].name);
+        }
+    return n;
+}
+
+/* Whether entry i's domain has the atomics: opens its fabric and domain
+ * once per entry and answer (nothing of the network: no endpoint, no
+ * address).  A provider such as libfabric 1.17's net lists FI_ATOMIC and
+ * then supports none; found here, it is refused by query() and passed
+ * over by the pick instead of failing in every PE's init. */
+static int lacks_atomics(struct fi_info *i, const char **missing)
+{
+    size_t k = 0;
+    for (; k < 8 && answer.probed[k]; k++)
+        if (answer.probed[k] == i) {
+            *missing = answer.missing[k];
+            return answer.lacks[k];
+        }
+    struct fid_fabric *fab = NULL;
+    struct fid_domain *dom = NULL;
+    int lacks = 0;
+    char list[512] = "";
+    /* A fabric or domain that will not open here is init's to report. */
+    if (fi_fabric(i->fabric_attr, &fab, NULL) == 0 && fi_domain(fab, i, &dom, NULL) == 0)
+        lacks = ofi_missing_atomics(dom, list, sizeof list);
+    if (dom)
+        fi_close(&dom->fid);
+    if (fab)
+        fi_close(&fab->fid);
+    if (k == 8) /* a full cache: probe again next time */
+        k = 7;
+    answer.probed[k] = i;
+    answer.lacks[k] = lacks;
+    snprintf(answer.missing[k], sizeof answer.missing[k], "%s", list);
+    *missing = answer.missing[k];
+    return lacks;
+}
+
 /* Picks the first usable entry (owned by the cache) or NULL. */
 struct fi_info *ofi_pick(const pshm_core_services *svc, char *why, size_t whylen)
 {
@@ -192,12 +271,39 @@ struct fi_info *ofi_pick(const pshm_core_services *svc, char *why, size_t whylen
         return NULL;
     int multi = svc->n_local != svc->n_pes;
     const char *d = svc->get_string("SHMEM_OFI_DOMAIN");
+    /* A provider named exactly (SHMEM_OFI_PROVIDER=net) is that provider,
+     * not a layered one libfabric also answers (net;ofi_rxm); a name that
+     * only layered entries carry (tcp: tcp;ofi_rxm) takes those. */
+    const char *named = svc->get_string("SHMEM_OFI_PROVIDER");
+    if (!named)
+        named = getenv("FI_PROVIDER");
+    int exact = 0;
+    for (struct fi_info *i = all; named && i && !exact; i = i->next)
+        exact = !strcmp(i->fabric_attr->prov_name, named);
+    struct fi_info *short_of = NULL; /* the first entry passed over for its atomics */
+    int short_n = 0;
+    const char *short_list = "";
     for (struct fi_info *i = all; i; i = i->next) {
+        if (exact && strcmp(i->fabric_attr->prov_name, named) != 0)
+            continue;
         if (multi && node_local(i->fabric_attr->prov_name))
             continue;
         if (d && (!i->domain_attr->name || strcmp(i->domain_attr->name, d) != 0))
             continue;
-        return i;
+        const char *list;
+        int n = lacks_atomics(i, &list);
+        if (!n)
+            return i;
+        if (!short_of)
+            short_of = i, short_n = n, short_list = list;
+    }
+    if (short_of) {
+        snprintf(why, whylen,
+                 "libfabric provider '%s' lacks %d of the 24 atomic operations OpenSHMEM needs "
+                 "(%s); choose another provider with FI_PROVIDER or SHMEM_OFI_PROVIDER (e.g. shm, "
+                 "tcp;ofi_rxm, udp;ofi_rxd)",
+                 short_of->fabric_attr->prov_name, short_n, short_list);
+        return NULL;
     }
     if (d) {
         no_such_domain(svc, all, d, multi, why, whylen);

@@ -72,40 +72,12 @@ static int amo_cpu_coherent(void)
            !strcmp(g.prov, "udp;ofi_rxd") || !strcmp(g.prov, "tcp");
 }
 
+/* query() passed over domains without them; this is the domain init
+ * opened, which a provider could still answer otherwise. */
 static int check_atomics(void)
 {
-    static const struct {
-        const char *name;
-        int kind; /* 0 plain, 1 fetching, 2 compare */
-        enum fi_op op;
-    } need[] = {
-        {"add", 0, FI_SUM},          {"and", 0, FI_BAND},          {"or", 0, FI_BOR},
-        {"xor", 0, FI_BXOR},         {"set", 0, FI_ATOMIC_WRITE},  {"fetch-add", 1, FI_SUM},
-        {"fetch-and", 1, FI_BAND},   {"fetch-or", 1, FI_BOR},      {"fetch-xor", 1, FI_BXOR},
-        {"swap", 1, FI_ATOMIC_WRITE}, {"fetch", 1, FI_ATOMIC_READ}, {"compare-swap", 2, FI_CSWAP},
-    };
-    static const struct {
-        const char *name;
-        enum fi_datatype dt;
-    } types[] = {{"32-bit", FI_UINT32}, {"64-bit", FI_UINT64}};
-    char missing[1024] = "";
-    size_t len = 0;
-    int n = 0;
-    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
-        for (size_t t = 0; t < 2; t++) {
-            size_t count = 0;
-            int rc = need[i].kind == 0   ? fi_atomicvalid(dflt.ep, types[t].dt, need[i].op, &count)
-                     : need[i].kind == 1 ? fi_fetch_atomicvalid(dflt.ep, types[t].dt, need[i].op,
-                                                                &count)
-                                         : fi_compare_atomicvalid(dflt.ep, types[t].dt, need[i].op,
-                                                                  &count);
-            if (rc == 0 && count >= 1)
-                continue;
-            n++;
-            if (len < sizeof missing - 64)
-                len += (size_t)snprintf(missing + len, sizeof missing - len, "%s%s %s",
-                                        n > 1 ? ", " : "", need[i].name, types[t].name);
-        }
+    char missing[512];
+    int n = ofi_missing_atomics(g.domain, missing, sizeof missing);
     if (!n)
         return 0;
     g.svc->error("ofi transport: libfabric provider '%s' lacks %d of the 24 atomic operations "

@@ -122,6 +122,7 @@ mpi_files=("$L/plugshmem/transport-mpi.so")
 [ -f "$root/collectives/mpi/meson.build" ] && mpi_files+=("$L/plugshmem/coll-mpi.so")
 expect_files plugshmem-transport-mpi "${mpi_files[@]}"
 expect_files plugshmem-compare /usr/bin/shmem_compare /usr/libexec/plugshmem/compare_bench \
+    /usr/share/plugshmem/compare/compare_bench.c \
     $(awk '/^compare_modules = \[/, /\]/' "$root/tools/compare/meson.build" |
         grep -o "[a-z_]*\.py" | sed 's|^|/usr/share/plugshmem/compare/|')
 # Each package's pages, "package page" per line.

@@ -4,10 +4,13 @@ report.  See usage.MANUAL for what it promises."""
 import datetime
 import fnmatch
 import os
+import shutil
 import signal
 import sys
+import tempfile
 
 import discover
+import impl
 import plotfile
 import results
 import runner
@@ -80,6 +83,8 @@ def _plot_notes(a, meta, failed):
 def _list(configs, notes):
     for c in configs:
         env = " ".join(f"{k}={v}" for k, v in c.env.items())
+        if c.variant == "impl":
+            env = f"(another implementation) {c.detail}"
         print(f"{c.name:24} {env}")
     for n in notes:
         print(f"left out: {n}")
@@ -120,6 +125,11 @@ def main(argv, paths, version):
     if configs is None:
         print(f"shmem_compare: {notes[0]}", file=sys.stderr)
         return 2
+    try:
+        configs += impl.configs(a.impl, {c.name for c in configs})
+    except ValueError as e:
+        print(f"shmem_compare: {e}", file=sys.stderr)
+        return 2
     configs, err = _select(configs, a.configs)
     if err:
         print(err, file=sys.stderr)
@@ -154,6 +164,25 @@ def main(argv, paths, version):
     runs = {c.name: [] for c in configs}
     failed = {}
     prog = Progress(len(configs) * a.repeat, STARTUP_GUESS_S + expected, not a.quiet)
+    # Other implementations' programs, built once before the first job; one
+    # that does not build is a failed configuration, and the rest go on.
+    workdir = tempfile.mkdtemp(prefix="shmem_compare-") if any(
+        c.variant == "impl" for c in configs) else None
+    programs = {}
+    for c in configs:
+        if c.variant != "impl":
+            continue
+        try:
+            source = next((s for s in paths.get("bench_src", []) if os.path.isfile(s)), None)
+            if not source:
+                raise RuntimeError("cannot find compare_bench.c (looked at "
+                                   f"{', '.join(paths.get('bench_src', []))})")
+            log(f"{c.name}: building compare_bench with {c.oshcc}")
+            programs[c.name] = impl.build(c, source, workdir)
+        except RuntimeError as e:
+            job = runner.Job(status="failed", reason=str(e))
+            runs[c.name].append(job)
+            failed[c.name] = job
 
     def save():
         meta["ended"] = _now()
@@ -176,7 +205,9 @@ def main(argv, paths, version):
             if c.transport in VERBOSE:
                 env[VERBOSE[c.transport]] = "1"
             prog.start_job(f"{c.name} run {rep}/{a.repeat}")
-            job = runner.run([oshrun, "-n", str(a.np), bench] + args, env, timeout,
+            cmd = (impl.command(c, programs[c.name], a.np, args) if c.variant == "impl"
+                   else [oshrun, "-n", str(a.np), bench] + args)
+            job = runner.run(cmd, env, timeout,
                              lambda j, b, n: prog.point(b, n, len(j.samples), j.points),
                              lambda: bool(stop))
             if job.header.get("transport") not in (None, c.transport):
@@ -190,6 +221,8 @@ def main(argv, paths, version):
             save()
     for s, h in old.items():
         signal.signal(s, h)
+    if workdir:
+        shutil.rmtree(workdir, ignore_errors=True)
 
     rows = save()
     names = [c.name for c in configs]
@@ -212,7 +245,9 @@ def main(argv, paths, version):
     if plot:
         shown = [n for n in names if any(j.samples for j in runs[n])]
         try:
-            title = (f"PlugSHMEM transports, {a.np} PEs on {meta['machine']['hostname']} "
+            what = ("PlugSHMEM transports and other implementations"
+                    if any(c.variant == "impl" for c in configs) else "PlugSHMEM transports")
+            title = (f"{what}, {a.np} PEs on {meta['machine']['hostname']} "
                      f"(median of {a.repeat}; whiskers: range)")
             plotfile.write(plot, svgplot.figure(rows, shown, title, _plot_notes(a, meta, failed)))
             log(f"shmem_compare: wrote {plot}")

@@ -17,14 +17,39 @@
  * the slowest PE's time is reported.  Results are checked where it is cheap
  * (data fetched by get, the count of fetch-adds), so a transport that
  * returns wrong data fails the run instead of reporting a time.
+ *
+ * Standard OpenSHMEM only, so that shmem_compare --impl can build it with
+ * another implementation's compiler wrapper: with a library older than
+ * 1.5 (no teams, e.g. Debian's Open MPI) the collectives are the active-set
+ * forms with a pSync, and the header names the implementation instead of
+ * the transport (transport=other:VENDOR).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <shmem.h>
+#ifdef PLUGSHMEM_VERSION_STRING
 #include <shmemx.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#if SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION < 5
+#define ACTIVESET 1
+#define MAX2(a, b) ((a) > (b) ? (a) : (b))
+#define PSYNC_SIZE                                                                                 \
+    MAX2(MAX2(SHMEM_REDUCE_SYNC_SIZE, SHMEM_BCAST_SYNC_SIZE), SHMEM_ALLTOALL_SYNC_SIZE)
+/* Consecutive calls alternate between two pSync (and work) arrays, the
+ * usual way to reuse them without a barrier between calls; the per-batch
+ * maximum has its own, used after a barrier. */
+static long psync[2][PSYNC_SIZE], psync_max[PSYNC_SIZE];
+static int turn;
+static double dwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 1];
+static long *lwrk[2]; /* symmetric: the sum reduction's work arrays */
+#define LWRK_LONGS (32768 / 16 + SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8)
+#else
+#define ACTIVESET 0
+#endif
 
 #define MAX_BYTES (1 << 20)
 #define RATE_WINDOW 256
@@ -74,6 +99,26 @@ static void op_bw(size_t s)
     shmem_quiet();
 }
 static void op_barrier(size_t s) { (void)s; shmem_barrier_all(); }
+#if ACTIVESET
+/* The active-set broadcast leaves the root's dest alone (the root is
+ * not checked). */
+static void op_bcast(size_t s)
+{
+    turn ^= 1;
+    shmem_broadcast64(heap_dst, heap_src, s / 8, 0, 0, 0, shmem_n_pes(), psync[turn]);
+}
+static void op_reduce(size_t s)
+{
+    turn ^= 1;
+    shmem_long_sum_to_all((long *)heap_dst, (const long *)(heap_src + MAX_BYTES), (int)(s / 8), 0,
+                          0, shmem_n_pes(), lwrk[turn], psync[turn]);
+}
+static void op_alltoall(size_t s)
+{
+    turn ^= 1;
+    shmem_alltoall64(heap_dst, heap_src, s / 8, 0, 0, shmem_n_pes(), psync[turn]);
+}
+#else
 static void op_bcast(size_t s) { shmem_broadcastmem(SHMEM_TEAM_WORLD, heap_dst, heap_src, s, 0); }
 static void op_reduce(size_t s)
 {
@@ -82,6 +127,21 @@ static void op_reduce(size_t s)
                           (const long *)(heap_src + MAX_BYTES), s / 8);
 }
 static void op_alltoall(size_t s) { shmem_alltoallmem(SHMEM_TEAM_WORLD, heap_dst, heap_src, s); }
+#endif
+
+/* The slowest PE's value of t. */
+static double max_over_pes(double t)
+{
+    static double t_mine, t_max;
+    t_mine = t;
+#if ACTIVESET
+    shmem_barrier_all(); /* psync_max's previous use is over everywhere */
+    shmem_double_max_to_all(&t_max, &t_mine, 1, 0, 0, shmem_n_pes(), dwrk, psync_max);
+#else
+    shmem_double_max_reduce(SHMEM_TEAM_WORLD, &t_max, &t_mine, 1);
+#endif
+    return t_max;
+}
 
 /* Seconds per call and the number of timed calls.  coll: every PE calls,
  * and each batch's time is the slowest PE's. */
@@ -89,7 +149,7 @@ static long all_calls; /* warm-up included, for the fetch-add check */
 
 static double measure(op_fn op, size_t size, int coll, long *calls)
 {
-    static double t_mine, t_max;
+    double t_max;
     double spent = 0, want = budget / 5; /* the first pass warms up */
     long total = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -102,11 +162,7 @@ static double measure(op_fn op, size_t size, int coll, long *calls)
             double t0 = now();
             for (long k = 0; k < n; k++)
                 op(size);
-            t_mine = now() - t0;
-            if (coll)
-                shmem_double_max_reduce(SHMEM_TEAM_WORLD, &t_max, &t_mine, 1);
-            else
-                t_max = t_mine;
+            t_max = coll ? max_over_pes(now() - t0) : now() - t0;
             spent += t_max;
             total += n;
             all_calls += n;
@@ -217,6 +273,10 @@ int main(int argc, char **argv)
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
     }
+#if ACTIVESET
+    for (int i = 0; i < PSYNC_SIZE; i++)
+        psync[0][i] = psync[1][i] = psync_max[i] = SHMEM_SYNC_VALUE;
+#endif
     shmem_init();
     int me = shmem_my_pe(), np = shmem_n_pes();
     if (np < 2) {
@@ -232,6 +292,12 @@ int main(int argc, char **argv)
     heap_dst = shmem_malloc(heap);
     heap_src = shmem_malloc(heap);
     local_src = aligned_alloc(4096, MAX_BYTES);
+#if ACTIVESET
+    lwrk[0] = shmem_malloc(LWRK_LONGS * sizeof(long));
+    lwrk[1] = shmem_malloc(LWRK_LONGS * sizeof(long));
+    if (!lwrk[0] || !lwrk[1])
+        heap_dst = NULL;
+#endif
     if (!heap_dst || !heap_src || !local_src) {
         fprintf(stderr, "compare_bench: PE %d: no memory for %zu-byte buffers (SHMEM_SYMMETRIC_SIZE)\n",
                 me, heap);
@@ -243,7 +309,12 @@ int main(int argc, char **argv)
     memset(local_src, 1, MAX_BYTES);
     if (me == 0) {
         printf("# compare_bench 1; transport=%s; pes=%d; budget_ms=%g; points=%d\n",
-               shmemx_transport_name(), np, budget * 1000, 3 * nps + 4 + 3 * ncs);
+#ifdef PLUGSHMEM_VERSION_STRING
+               shmemx_transport_name(),
+#else
+               "other",
+#endif
+               np, budget * 1000, 3 * nps + 4 + 3 * ncs);
         printf("bench,bytes,value,unit,iterations,seconds\n");
         fflush(stdout);
     }
@@ -253,6 +324,10 @@ int main(int argc, char **argv)
     shmem_barrier_all();
     coll(me, cs, ncs);
     shmem_barrier_all();
+#if ACTIVESET
+    shmem_free(lwrk[0]);
+    shmem_free(lwrk[1]);
+#endif
     shmem_free(heap_src);
     shmem_free(heap_dst);
     free(local_src);

@@ -113,6 +113,33 @@ out=$(PATH=$work/bin "$sc" --quick --repeat 1 --configs shm -q --out "$work/nopn
 [ $rc = 1 ] && grep -q '^- shm: timeout: the job outran its time limit of 3 s' "$work/to.md" \
   && ok "time limit: job ended and reported" || { bad "time limit: rc $rc"; cat "$work/to.md"; }
 
+# Other implementations as columns (--impl): a malformed one is a usage
+# error; one whose wrapper fails is a failed column and the rest run; Open
+# MPI's OSHMEM, where Debian's openmpi-bin is installed (never in CI),
+# builds the installed compare_bench.c and runs as a column.
+out=$("$sc" --impl nonsense --list 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "^shmem_compare: --impl 'nonsense': use NAME=OSHCC,LAUNCHER" <<<"$out" \
+  && ok "--impl malformed: usage error" || bad "--impl nonsense: rc $rc: $out"
+"$sc" --quick --repeat 1 --configs shm,broken --impl "broken=/bin/false,true" -q \
+  >"$work/impl-broken.md" 2>&1; rc=$?
+[ $rc = 1 ] && grep -q '^- broken: failed: cannot build compare_bench with /bin/false (exit status 1)' \
+  "$work/impl-broken.md" && grep -q '^| benchmark | size | unit | shm |' "$work/impl-broken.md" \
+  && ok "--impl that does not build: failed with its reason, shm still ran" \
+  || { bad "--impl broken: rc $rc"; cat "$work/impl-broken.md"; }
+if [ -x /usr/bin/opal_wrapper ] && [ -x /usr/bin/mpirun.openmpi ]; then
+  ln -s /usr/bin/opal_wrapper "$work/oshcc"  # Open MPI's oshcc is opal_wrapper by that name
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$sc" --quick --repeat 1 \
+    --configs shm,ompi --impl "ompi=$work/oshcc,mpirun.openmpi --oversubscribe --mca osc ^rdma" \
+    --out "$work/impl" --plot "$work/impl/plot.svg" -q >"$work/impl.md" 2>&1; rc=$?
+  [ $rc = 0 ] && grep -q '^| benchmark | size | unit | shm | ompi |' "$work/impl.md" \
+    && grep -q '^| barrier_all latency |  | us ↓ | .* | [0-9.]\+' "$work/impl.md" \
+    && grep -q '>ompi<' "$work/impl/plot.svg" \
+    && ok "--impl Open MPI: a column of its own in the table and the plot" \
+    || { bad "--impl ompi: rc $rc"; cat "$work/impl.md"; }
+else
+  echo "skip --impl Open MPI: openmpi-bin is not installed"
+fi
+
 sleep 0.5
 if pgrep -f "$work/moved" >/dev/null; then bad "processes left: $(pgrep -af "$work/moved")"
 else ok "no process left"; fi

@@ -10,7 +10,7 @@ SYNOPSIS
     shmem_compare [-n N] [--transports LIST] [--configs PATTERNS]
                   [--variants LIST] [--repeat R] [--quick] [--budget-ms MS]
                   [--timeout S] [--out DIR] [--plot FILE.svg|FILE.png]
-                  [--list] [-q]
+                  [--impl NAME=OSHCC,LAUNCHER]... [--list] [-q]
     shmem_compare -h | --help | -V | --version
 
 DESCRIPTION
@@ -85,6 +85,18 @@ OPTIONS
         librsvg2-bin) or ImageMagick's convert; without either, the
         table and files are still written and shmem_compare says what to
         install.
+    --impl NAME=OSHCC,LAUNCHER
+        Another OpenSHMEM implementation as one more column, named NAME:
+        the installed compare_bench.c is compiled with its compiler wrapper
+        OSHCC (OpenSHMEM 1.4 or later; before 1.5 the collectives use the
+        active-set forms) and each job runs as LAUNCHER -n N PROGRAM.
+        LAUNCHER is split like a shell command line, so it may carry
+        options.  Repeatable.  One that fails to build or to start is
+        reported with its reason, and the rest go on.  For Open MPI's
+        OSHMEM (Debian openmpi-bin), whose wrapper is opal_wrapper called
+        as oshcc:
+            ln -s /usr/bin/opal_wrapper /tmp/oshcc
+            shmem_compare --impl "ompi=/tmp/oshcc,mpirun.openmpi --oversubscribe --mca osc ^rdma"
     --list
         Print the configurations that would run, with their settings, and
         why others were left out; run nothing.
@@ -132,6 +144,7 @@ def parse(argv):
     p.add_argument("--out")
     p.add_argument("--plot")
     p.add_argument("--list", action="store_true")
+    p.add_argument("--impl", action="append", default=[])
     p.add_argument("-q", "--quiet", action="store_true")
     p.add_argument("-h", "--help", action="store_true")
     p.add_argument("-V", "--version", action="store_true")

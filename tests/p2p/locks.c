@@ -32,6 +32,7 @@ static long garr_count[NLOCKS];
 #define FIFO_ROUNDS 60
 static int fifo_log[64 * FIFO_ROUNDS];
 static long fifo_before[64 * FIFO_ROUNDS];
+static long fifo_late; /* PE 0: acquisitions past the FIFO bound */
 static long fifo_len;
 
 int main(void)
@@ -187,6 +188,7 @@ int main(void)
         REQUIRE_EQ(fifo_len, (long)FIFO_ROUNDS * npes, "FIFO log has %ld entries, expected %ld",
                    fifo_len, (long)FIFO_ROUNDS * npes);
         long cnt[64] = {0};
+        long late = 0, first_late = -1; /* acquisitions past the bound */
         for (long i = 0; i < fifo_len; i++) {
             int p = fifo_log[i];
             REQUIRE(p >= 0 && p < npes, "FIFO log entry %ld is %d", i, p);
@@ -199,17 +201,26 @@ int main(void)
                 /* A FIFO lock lets in the npes - 1 PEs queued ahead of us.
                  * Our read of the log and our enqueue are not one step: a
                  * PE preempted in between (PEs and progress threads
-                 * outnumber cores here) lets each other PE in once more.
-                 * An unfair lock lets a running releaser re-acquire at will
-                 * and breaks this bound quickly. */
-                REQUIRE(others >= 0 && others <= 2 * npes - 1,
-                        "not FIFO: PE %d asked for the lock when the log had %ld entries and got "
-                        "it at position %ld: %ld acquisitions by others in between (at most %d "
-                        "allowed)",
-                        p, fifo_before[i], i, others, 2 * npes - 1);
+                 * outnumber cores here) lets each other PE in once more,
+                 * or, descheduled for long (under qemu-user beside other
+                 * jobs: 13 in one acquisition of 120), many times.  So a
+                 * few acquisitions may pass the bound; an unfair lock lets
+                 * a running releaser re-acquire at will and passes it in
+                 * most of them. */
+                REQUIRE(others >= 0, "PE %d got the lock at position %ld of the log, before it "
+                                     "asked (the log had %ld entries)", p, i, fifo_before[i]);
+                if (others > 2 * npes - 1 && !late++)
+                    first_late = i;
             }
             cnt[p]++;
         }
+        fifo_late = late;
+        REQUIRE(late * 20 <= fifo_len,
+                "not FIFO: %ld of %ld acquisitions let more than %d others in between; the "
+                "first: PE %d asked for the lock when the log had %ld entries and got it at "
+                "position %ld",
+                late, fifo_len, 2 * npes - 1, first_late >= 0 ? fifo_log[first_late] : -1,
+                first_late >= 0 ? fifo_before[first_late] : -1L, first_late);
         for (int p = 0; p < npes; p++)
             REQUIRE_EQ(cnt[p], FIFO_ROUNDS, "PE %d acquired the lock %ld times, expected %d", p,
                        cnt[p], FIFO_ROUNDS);
@@ -218,8 +229,10 @@ int main(void)
     shmem_free(hlock);
     shmem_free(hcount);
     int status = check_done(
-        "locks", "%d locked increments per lock, test_lock, %d locks, FIFO over %d rounds",
-        iters * npes, NLOCKS + 3, FIFO_ROUNDS);
+        "locks",
+        "%d locked increments per lock, test_lock, %d locks, FIFO over %d rounds (%ld past the "
+        "bound)",
+        iters * npes, NLOCKS + 3, FIFO_ROUNDS, fifo_late);
     shmem_finalize();
     return status;
 }

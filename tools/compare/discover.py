@@ -29,8 +29,10 @@ class Config:
     transport: str
     env: dict
     detail: str = ""          # provider or transport set, for the reports
-    variant: str = ""         # on, off or 2nodes
+    variant: str = ""         # on, off, 2nodes, or impl (another implementation)
     notes: list = field(default_factory=list)
+    oshcc: str = ""           # impl: its compiler wrapper
+    launcher: list = field(default_factory=list)  # impl: its launcher's words
 
 
 def _run(cmd, env_extra=None, timeout=60):

@@ -38,10 +38,9 @@ def configs(specs, taken):
         name, oshcc, launcher = parse(spec)
         if name in taken or any(c.name == name for c in out):
             raise ValueError(f"--impl '{spec}': the name '{name}' is already a configuration")
-        c = Config(name=name, transport="other", env={},
-                   detail=f"{oshcc}; {' '.join(launcher)}", variant="impl")
-        c.oshcc, c.launcher = oshcc, launcher
-        out.append(c)
+        out.append(Config(name=name, transport="other", env={},
+                          detail=f"{oshcc}; {' '.join(launcher)}", variant="impl", oshcc=oshcc,
+                          launcher=launcher))
     return out
 
 

@@ -167,9 +167,10 @@ void ofi_rxd_prime(struct octx *c);
 
 /* ofi_info.c */
 struct fi_info *ofi_pick(const pshm_core_services *svc, char *why, size_t whylen);
-/* The atomic operations OpenSHMEM needs (24: 12 kinds at 32 and 64 bits)
- * that the domain lacks: how many, and their names in missing. */
-int ofi_missing_atomics(struct fid_domain *dom, char *missing, size_t len);
+/* How many of the atomic operations OpenSHMEM needs (24: 12 kinds at 32
+ * and 64 bits) the domain of provider prov lacks; if any, why says so,
+ * naming them ("" otherwise). */
+int ofi_atomics_refusal(struct fid_domain *dom, const char *prov, char *why, size_t len);
 void ofi_answer_drop(void);
 int ofi_max_priority(const pshm_core_services *svc);
 int ofi_query(const pshm_core_services *svc, char *why, size_t whylen);

@@ -94,13 +94,15 @@ static void keep_libfabric_loaded(void)
  * until fini, or until the plugin is unloaded without init, and reused
  * while the inputs of the hints and libfabric's FI_PROVIDER are unchanged.
  * Failures are not kept: a plugin whose query failed is not initialized. */
+#define PROBES 8 /* entries whose atomics are remembered per answer */
+
 static struct {
     struct fi_info *all;
     char *prov, *domain, *fi_provider; /* the inputs it answered (NULL: unset) */
-    /* The entries whose atomics were probed (ofi_pick), and the verdicts. */
-    struct fi_info *probed[8];
-    int lacks[8]; /* operations missing: 0 all there */
-    char missing[8][512];
+    /* The entries whose atomics were probed (ofi_pick), and the verdicts:
+     * "" when all are there, else the refusal. */
+    struct fi_info *probed[PROBES];
+    char refusal[PROBES][768];
 } answer;
 
 static int same(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
@@ -186,7 +188,7 @@ static void no_such_domain(const pshm_core_services *svc, struct fi_info *all, c
         snprintf(why + u, whylen - u, "another provider: this one offers no domain");
 }
 
-int ofi_missing_atomics(struct fid_domain *dom, char *missing, size_t len)
+int ofi_atomics_refusal(struct fid_domain *dom, const char *prov, char *why, size_t len)
 {
     static const struct {
         const char *name;
@@ -210,10 +212,9 @@ int ofi_missing_atomics(struct fid_domain *dom, char *missing, size_t len)
         const char *name;
         enum fi_datatype dt;
     } types[] = {{"32-bit", FI_UINT32}, {"64-bit", FI_UINT64}};
+    char missing[512] = "";
     size_t used = 0;
     int n = 0;
-    if (len)
-        missing[0] = 0;
     for (size_t i = 0; i < sizeof need / sizeof *need; i++)
         for (size_t t = 0; t < 2; t++) {
             struct fi_atomic_attr attr = {0, 0};
@@ -221,44 +222,48 @@ int ofi_missing_atomics(struct fid_domain *dom, char *missing, size_t len)
                 attr.count >= 1)
                 continue;
             n++;
-            if (used + 64 < len)
-                used += (size_t)snprintf(missing + used, len - used, "%s%s %s", n > 1 ? ", " : "",
-                                         need[i].name, types[t].name);
+            if (used + 64 < sizeof missing)
+                used += (size_t)snprintf(missing + used, sizeof missing - used, "%s%s %s",
+                                         n > 1 ? ", " : "", need[i].name, types[t].name);
         }
+    if (len)
+        why[0] = 0;
+    if (n)
+        snprintf(why, len,
+                 "libfabric provider '%s' lacks %d of the 24 atomic operations OpenSHMEM needs "
+                 "(%s); choose another provider with FI_PROVIDER or SHMEM_OFI_PROVIDER (e.g. shm, "
+                 "tcp;ofi_rxm, udp;ofi_rxd)",
+                 prov, n, missing);
     return n;
 }
 
-/* Whether entry i's domain has the atomics: opens its fabric and domain
- * once per entry and answer (nothing of the network: no endpoint, no
- * address).  A provider such as libfabric 1.17's net lists FI_ATOMIC and
+/* Why entry i's domain will not do ("" if it has the atomics): opens its
+ * fabric and domain once per entry and answer (nothing of the network: no
+ * endpoint, no address).  A provider such as libfabric 1.17's net lists FI_ATOMIC and
  * then supports none; found here, it is refused by query() and passed
  * over by the pick instead of failing in every PE's init. */
-static int lacks_atomics(struct fi_info *i, const char **missing)
+static const char *lacks_atomics(struct fi_info *i)
 {
     size_t k = 0;
-    for (; k < 8 && answer.probed[k]; k++)
-        if (answer.probed[k] == i) {
-            *missing = answer.missing[k];
-            return answer.lacks[k];
-        }
+    while (k < PROBES && answer.probed[k] && answer.probed[k] != i)
+        k++;
+    if (k < PROBES && answer.probed[k] == i)
+        return answer.refusal[k];
+    static char spare[sizeof answer.refusal[0]]; /* more entries than remembered */
+    char *why = k < PROBES ? answer.refusal[k] : spare;
     struct fid_fabric *fab = NULL;
     struct fid_domain *dom = NULL;
-    int lacks = 0;
-    char list[512] = "";
+    why[0] = 0;
     /* A fabric or domain that will not open here is init's to report. */
     if (fi_fabric(i->fabric_attr, &fab, NULL) == 0 && fi_domain(fab, i, &dom, NULL) == 0)
-        lacks = ofi_missing_atomics(dom, list, sizeof list);
+        ofi_atomics_refusal(dom, i->fabric_attr->prov_name, why, sizeof answer.refusal[0]);
     if (dom)
         fi_close(&dom->fid);
     if (fab)
         fi_close(&fab->fid);
-    if (k == 8) /* a full cache: probe again next time */
-        k = 7;
-    answer.probed[k] = i;
-    answer.lacks[k] = lacks;
-    snprintf(answer.missing[k], sizeof answer.missing[k], "%s", list);
-    *missing = answer.missing[k];
-    return lacks;
+    if (k < PROBES)
+        answer.probed[k] = i;
+    return why;
 }
 
 /* Picks the first usable entry (owned by the cache) or NULL. */
@@ -280,9 +285,7 @@ struct fi_info *ofi_pick(const pshm_core_services *svc, char *why, size_t whylen
     int exact = 0;
     for (struct fi_info *i = all; named && i && !exact; i = i->next)
         exact = !strcmp(i->fabric_attr->prov_name, named);
-    struct fi_info *short_of = NULL; /* the first entry passed over for its atomics */
-    int short_n = 0;
-    const char *short_list = "";
+    int refused = 0; /* why holds the first entry's passed over for its atomics */
     for (struct fi_info *i = all; i; i = i->next) {
         if (exact && strcmp(i->fabric_attr->prov_name, named) != 0)
             continue;
@@ -290,21 +293,14 @@ struct fi_info *ofi_pick(const pshm_core_services *svc, char *why, size_t whylen
             continue;
         if (d && (!i->domain_attr->name || strcmp(i->domain_attr->name, d) != 0))
             continue;
-        const char *list;
-        int n = lacks_atomics(i, &list);
-        if (!n)
+        const char *r = lacks_atomics(i);
+        if (!*r)
             return i;
-        if (!short_of)
-            short_of = i, short_n = n, short_list = list;
+        if (!refused++)
+            snprintf(why, whylen, "%s", r);
     }
-    if (short_of) {
-        snprintf(why, whylen,
-                 "libfabric provider '%s' lacks %d of the 24 atomic operations OpenSHMEM needs "
-                 "(%s); choose another provider with FI_PROVIDER or SHMEM_OFI_PROVIDER (e.g. shm, "
-                 "tcp;ofi_rxm, udp;ofi_rxd)",
-                 short_of->fabric_attr->prov_name, short_n, short_list);
+    if (refused)
         return NULL;
-    }
     if (d) {
         no_such_domain(svc, all, d, multi, why, whylen);
         return NULL;

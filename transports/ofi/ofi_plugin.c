@@ -76,14 +76,10 @@ static int amo_cpu_coherent(void)
  * opened, which a provider could still answer otherwise. */
 static int check_atomics(void)
 {
-    char missing[512];
-    int n = ofi_missing_atomics(g.domain, missing, sizeof missing);
-    if (!n)
+    char why[768];
+    if (!ofi_atomics_refusal(g.domain, g.prov, why, sizeof why))
         return 0;
-    g.svc->error("ofi transport: libfabric provider '%s' lacks %d of the 24 atomic operations "
-                 "OpenSHMEM needs (%s); choose another provider with FI_PROVIDER or "
-                 "SHMEM_OFI_PROVIDER (e.g. shm, tcp;ofi_rxm, udp;ofi_rxd)",
-                 g.prov, n, missing);
+    g.svc->error("ofi transport: %s", why);
     return -1;
 }
 

@@ -36,6 +36,11 @@ static const pshm_setting fixed[] = {
     {"SHMEM_COLL_NODE_AWARE", PSHM_SETTING_BOOL, "1", NULL,
      "native collectives on a team spanning nodes: on-node phase, one exchange among one leader "
      "per node, on-node phase (0: every PE in one flat algorithm)"},
+    {"SHMEM_COLL_MESSAGES", PSHM_SETTING_BOOL, "1", NULL,
+     "native collectives between PEs that reach each other only through the transport (node "
+     "leaders, or every PE with the bypass off): by the transport's tagged messages where it has "
+     "them (ofi, ucx), data and arrival in one; 0: by puts, each flag after a fence. The same on "
+     "every PE"},
 };
 #define NFIXED (sizeof fixed / sizeof *fixed)
 
@@ -79,6 +84,7 @@ int pshm_coll_config_load(char *err, size_t errlen)
     const char *comp = pshm_setting_get_string("SHMEM_COLLECTIVES");
     c.component = comp && *comp ? comp : "native";
     c.node_aware = pshm_setting_get_bool("SHMEM_COLL_NODE_AWARE", 1);
+    c.messages = pshm_setting_get_bool("SHMEM_COLL_MESSAGES", 1);
     for (size_t i = 0; i < NALGO; i++)
         c.algo[algo_vars[i].op] = pshm_setting_choice(&t[NFIXED + i]);
     pshm_coll_cfg = c;

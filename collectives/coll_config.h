@@ -11,6 +11,7 @@
 struct pshm_coll_config {
     const char *component; /* SHMEM_COLLECTIVES: "native", "auto" or a component's name */
     int node_aware;        /* SHMEM_COLL_NODE_AWARE (hier.c) */
+    int messages;          /* SHMEM_COLL_MESSAGES (native_msg.c) */
     /* PSHM_CEXT_OP_* -> forced algorithm (coll_algos.h), 0 auto; fcollect's
      * is SHMEM_COLLECT_ALGORITHM, alltoall's also alltoalls'. */
     int algo[PSHM_CEXT_OP_N];

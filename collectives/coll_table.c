@@ -9,7 +9,9 @@
 #include "coll_ext_int.h"
 #include "coll_state.h"
 #include "coll_config.h"
+#include "config.h"
 #include "error.h"
+#include "native_msg.h"
 #include "init.h"
 
 const struct pshm_coll_ops pshm_coll_native = {
@@ -97,7 +99,16 @@ void pshm_coll_fini(void)
     }
 }
 
-void pshm_coll_team_attach(struct pshm_team *t) { t->sym = pshm_coll_slot_at(t->slot); }
+/* Messages where every member reaches every other through the transport
+ * alone, which all members can tell alike: the bypass off (nothing is
+ * mapped), or two members on two nodes.  hier.c adds the leaders of a
+ * node-aware team and the teams whose every member is on a node of its
+ * own. */
+void pshm_coll_team_attach(struct pshm_team *t)
+{
+    t->sym = pshm_coll_slot_at(t->slot);
+    t->msg = pshm_coll_msg_usable(t) && (!pshm_cfg.bypass || t->n_pes == 2);
+}
 
 void pshm_coll_team_detach(struct pshm_team *t)
 {

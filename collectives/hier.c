@@ -31,6 +31,7 @@
 #include "config.h"
 #include "error.h"
 #include "hier.h"
+#include "native_msg.h"
 #include "init.h"
 
 struct pshm_hier {
@@ -89,9 +90,13 @@ int pshm_hier_create(struct pshm_team *t, int node_slot, int lead_slot)
         nl += (int)v[i] - 1 == i;
     }
     /* Flat when asked, or when every node holds one member: the leaders'
-     * algorithm would then be the flat one with empty phases around it. */
+     * algorithm would then be the flat one with empty phases around it,
+     * on messages where the transport has them (every member knows now
+     * that no other is mapped anywhere). */
     if (nflat || nl == n) {
         free(v);
+        if (!nflat)
+            t->msg = pshm_coll_msg_usable(t);
         return 0;
     }
     struct pshm_hier *h = xcalloc(1, sizeof *h);
@@ -131,6 +136,8 @@ int pshm_hier_create(struct pshm_team *t, int node_slot, int lead_slot)
     h->node.sub = h->leaders.sub = 1;
     pshm_team_finish(&h->node);
     pshm_team_finish(&h->leaders);
+    /* One per node: every leader reaches the others through the transport. */
+    h->leaders.msg = pshm_coll_msg_usable(&h->leaders);
     t->hier = h;
     return 1;
 }
@@ -220,6 +227,48 @@ int pshm_hier_reduce(struct pshm_team *t, void *dest, const void *src, size_t co
     return pshm_native_broadcast(&h->node, dest, dest, bytes, 0);
 }
 
+/* The leaders' phase of fcollect by messages: each leader sends its
+ * node's blocks, packed, to every other leader in one message, and
+ * unpacks theirs. */
+static void leaders_exchange(struct pshm_team *t, void *dest, size_t nbytes)
+{
+    struct pshm_hier *h = t->hier;
+    struct pshm_team *l = &h->leaders;
+    int n = t->n_pes, nl = l->n_pes;
+    size_t *off = malloc(2 * (size_t)nl * sizeof *off), *len = off + nl;
+    char *packed = malloc((size_t)n * nbytes + 1);
+    if (!off || !packed)
+        pshm_fatal("%s: out of memory for %d PEs' blocks", pshm_coll_routine, n);
+    /* Nodes' blocks in node order, each node's in team order. */
+    for (int j = 0; j < nl; j++)
+        len[j] = 0;
+    for (int i = 0; i < n; i++)
+        len[h->node_of[i]] += nbytes;
+    for (int j = 0, at = 0; j < nl; at += (int)len[j], j++)
+        off[j] = (size_t)at;
+    size_t *fill = calloc((size_t)nl, sizeof *fill);
+    if (!fill)
+        pshm_fatal("%s: out of memory for %d PEs' blocks", pshm_coll_routine, n);
+    int mine = l->my_pe;
+    for (int i = 0; i < n; i++)
+        if (h->node_of[i] == mine) {
+            memcpy(packed + off[mine] + fill[mine], (char *)dest + (size_t)i * nbytes, nbytes);
+            fill[mine] += nbytes;
+        }
+    pshm_msg_fcollectv(l, packed, off, len);
+    for (int j = 0; j < nl; j++)
+        fill[j] = 0;
+    for (int i = 0; i < n; i++) {
+        int j = h->node_of[i];
+        if (j != mine)
+            memcpy((char *)dest + (size_t)i * nbytes, packed + off[j] + fill[j], nbytes);
+        fill[j] += nbytes;
+    }
+    free(fill);
+    free(packed);
+    free(off);
+}
+
 /*
  * Each member stores its block into its leader's dest (mapped), the
  * leaders send their nodes' blocks to each other and meet, and each
@@ -237,7 +286,9 @@ int pshm_hier_fcollect(struct pshm_team *t, void *dest, const void *src, size_t 
     if (nbytes)
         memmove(ld + (size_t)me * nbytes, src, nbytes);
     pshm_native_barrier(&h->node);
-    if (leader(h)) {
+    if (leader(h) && h->leaders.msg) {
+        leaders_exchange(t, dest, nbytes);
+    } else if (leader(h)) {
         int my_node = h->node_of[me];
         for (int j = 1; j < h->leaders.n_pes; j++) {
             int w = h->leaders.world[(h->leaders.my_pe + j) % h->leaders.n_pes];
@@ -277,13 +328,21 @@ void pshm_hier_info(FILE *out)
         return;
     const struct pshm_team *w = &pshm_team_world;
     if (!w->hier) {
-        fprintf(out, "  SHMEM_TEAM_WORLD: flat (%s)\n",
-                w->all_mapped ? "on one node" : "one PE per node, or the bypass off");
+        fprintf(out, "  SHMEM_TEAM_WORLD: flat (%s)%s\n",
+                w->all_mapped ? "on one node" : "one PE per node, or the bypass off",
+                w->msg ? ", by the transport's messages" : "");
         return;
     }
     fprintf(out, "  SHMEM_TEAM_WORLD: %d nodes of ", w->hier->leaders.n_pes);
     print_sizes(out, w->hier, w->n_pes);
-    fprintf(out, " PEs; leaders' phase: barrier dissemination, broadcast eager binomial (binomial "
-                 "past %d bytes), reduce recursive doubling (ring for long vectors), fcollect direct puts\n",
-            PSHM_INLINE_MAX);
+    if (w->hier->leaders.msg)
+        fprintf(out, " PEs; leaders' phase by the transport's messages: barrier and reductions "
+                     "of up to 4 KiB every leader to every other up to 8 leaders (else "
+                     "dissemination, recursive doubling), broadcast binomial, fcollect one packed "
+                     "message per pair of leaders\n");
+    else
+        fprintf(out, " PEs; leaders' phase by puts and flags: barrier dissemination, broadcast "
+                     "eager binomial (binomial past %d bytes), reduce recursive doubling (ring "
+                     "for long vectors), fcollect direct puts\n",
+                PSHM_INLINE_MAX);
 }

@@ -5,6 +5,7 @@
 #include "coll_config.h"
 #include "coll_algos.h"
 #include "hier.h"
+#include "native_msg.h"
 
 int pshm_native_barrier_dissemination(struct pshm_team *t)
 {
@@ -70,6 +71,8 @@ int pshm_native_barrier(struct pshm_team *t)
 {
     if (t->hier)
         return pshm_hier_barrier(t);
+    if (t->msg)
+        return pshm_msg_barrier(t);
     coll_enter(t);
     switch (pshm_coll_cfg.algo[PSHM_CEXT_OP_BARRIER]) {
     case PSHM_BARRIER_DISSEMINATION: return pshm_native_barrier_dissemination(t);

@@ -12,6 +12,7 @@
 #include "coll_state.h"
 #include "coll_config.h"
 #include "hier.h"
+#include "native_msg.h"
 
 static inline int lowbit_log(int v) { return __builtin_ctz((unsigned)v); }
 
@@ -223,6 +224,8 @@ int pshm_native_broadcast(struct pshm_team *t, void *dest, const void *src, size
 {
     if (t->hier)
         return pshm_hier_broadcast(t, dest, src, nbytes, root);
+    if (t->msg)
+        return pshm_msg_broadcast(t, dest, src, nbytes, root);
     switch (pshm_coll_cfg.algo[PSHM_CEXT_OP_BCAST]) {
     case PSHM_BCAST_BINOMIAL: return bcast_binomial(t, dest, src, nbytes, root);
     case PSHM_BCAST_SCATTER_ALLGATHER: return bcast_scatter_allgather(t, dest, src, nbytes, root);

@@ -18,6 +18,7 @@
 #include "coll_state.h"
 #include "coll_config.h"
 #include "hier.h"
+#include "native_msg.h"
 
 static int fcollect_linear(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
@@ -82,6 +83,8 @@ int pshm_native_fcollect(struct pshm_team *t, void *dest, const void *src, size_
 {
     if (t->hier)
         return pshm_hier_fcollect(t, dest, src, nbytes);
+    if (t->msg)
+        return pshm_msg_fcollect(t, dest, src, nbytes);
     if (fcollect_mailbox_fits(t, nbytes))
         return pshm_native_alltoall_mailbox(t, dest, src, 1, 0, 1, nbytes);
     coll_enter_writing(t);
@@ -128,6 +131,8 @@ static uint64_t scan_u64(struct pshm_team *t, uint64_t x)
 int pshm_native_collect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
     int n = t->n_pes, me = t->my_pe;
+    if (t->msg)
+        return pshm_msg_collect(t, dest, src, nbytes);
     coll_enter_writing(t);
     size_t off = (size_t)scan_u64(t, nbytes) - nbytes;
     char *d = (char *)dest + off;
@@ -150,6 +155,8 @@ static int use_mailbox(const struct pshm_team *t, size_t bytes)
 int pshm_native_alltoall(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
     int n = t->n_pes, me = t->my_pe;
+    if (t->msg)
+        return pshm_msg_alltoalls(t, dest, src, 1, 1, nbytes, 1);
     if (use_mailbox(t, nbytes))
         return pshm_native_alltoall_mailbox(t, dest, src, 1, 1, nbytes, 1);
     coll_enter_writing(t);
@@ -167,6 +174,8 @@ int pshm_native_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrd
                           ptrdiff_t sst, size_t nelems, size_t esize)
 {
     int n = t->n_pes, me = t->my_pe;
+    if (t->msg)
+        return pshm_msg_alltoalls(t, dest, src, dst, sst, nelems, esize);
     if (use_mailbox(t, nelems * esize))
         return pshm_native_alltoall_mailbox(t, dest, src, dst, sst, nelems, esize);
     coll_enter_writing(t);

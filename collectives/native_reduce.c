@@ -17,6 +17,7 @@
 #include "coll_state.h"
 #include "coll_config.h"
 #include "hier.h"
+#include "native_msg.h"
 
 /* Scratch of a recursive-doubling chunk: [parity][round or fold]. */
 static size_t rd_buf_bytes(int rounds)
@@ -239,6 +240,8 @@ int pshm_native_reduce(struct pshm_team *t, void *dest, const void *src, size_t 
 {
     if (t->hier)
         return pshm_hier_reduce(t, dest, src, count, r);
+    if (t->msg)
+        return pshm_msg_reduce(t, dest, src, count, r);
     coll_enter(t); /* every algorithm writes peers' scratch only, or after a barrier */
     switch (pshm_coll_cfg.algo[PSHM_CEXT_OP_REDUCE]) {
     case PSHM_REDUCE_RECURSIVE_DOUBLING: return reduce_rd(t, dest, src, count, r);

@@ -13,13 +13,15 @@ static const uint32_t desc_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     sizeof(pshm_transport_desc),                   /* 2.2 */
     sizeof(pshm_transport_desc),                   /* 2.3: services only */
     sizeof(pshm_transport_desc),                   /* 2.4: ops only */
+    sizeof(pshm_transport_desc),                   /* 2.5: ops only */
 };
 static const uint32_t ops_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     offsetof(pshm_transport_ops, put_signal), /* 2.0: up to progress */
     offsetof(pshm_transport_ops, put_nbe),    /* 2.1: up to reserved */
     offsetof(pshm_transport_ops, p),          /* 2.2 */
     offsetof(pshm_transport_ops, p),          /* 2.3: services only */
-    sizeof(pshm_transport_ops),               /* 2.4: p */
+    offsetof(pshm_transport_ops, msg_send),   /* 2.4: p */
+    sizeof(pshm_transport_ops),               /* 2.5: msg_send, msg_recv */
 };
 
 static const struct pshm_abi_rule transport_rule = {
@@ -96,6 +98,9 @@ int pshm_abi_adopt_ops(const pshm_transport_ops *in, pshm_transport_ops *out, ch
      * fallback), rather than a request that mixes two ways of completing. */
     if (!out->put_nbe || !out->get_nbe || !out->amo_nbe || !out->req_test)
         out->put_nbe = NULL, out->get_nbe = NULL, out->amo_nbe = NULL, out->req_test = NULL;
+    /* Messages are waited for by polling progress. */
+    if (!out->msg_send || !out->msg_recv || !out->progress)
+        out->msg_send = NULL, out->msg_recv = NULL;
     if (!out->put_nbi)
         out->put_nbi = out->put;
     if (!out->get_nbi)

@@ -13,7 +13,7 @@
 #include "opcount.h"
 
 static pshm_transport_ops real;
-static unsigned long n_put, n_get, n_amo, n_signal;
+static unsigned long n_put, n_get, n_amo, n_signal, n_msg;
 
 static void c_put(pshm_tctx c, int pe, int seg, size_t off, const void *src, size_t len)
 {
@@ -80,13 +80,20 @@ static void c_amo_nbe(pshm_tctx c, int pe, int seg, size_t off, int op, int type
     real.amo_nbe(c, pe, seg, off, op, type, operand, compare, fetch, req);
 }
 
+/* A message counts once, at its sender. */
+static void c_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done)
+{
+    __atomic_fetch_add(&n_msg, 1, __ATOMIC_RELAXED);
+    real.msg_send(pe, tag, buf, len, done);
+}
+
 #define WRAP(op)                                                                                   \
     if (ops->op)                                                                                   \
     ops->op = c_##op
 
 void pshm_opcount_wrap(pshm_transport_ops *ops)
 {
-    n_put = n_get = n_amo = n_signal = 0;
+    n_put = n_get = n_amo = n_signal = n_msg = 0;
     if (!pshm_cfg.count_ops)
         return;
     real = *ops;
@@ -100,12 +107,14 @@ void pshm_opcount_wrap(pshm_transport_ops *ops)
     WRAP(put_nbe);
     WRAP(get_nbe);
     WRAP(amo_nbe);
+    WRAP(msg_send);
 }
 
 void pshm_opcount_report(void)
 {
     if (!pshm_cfg.count_ops)
         return;
-    fprintf(stderr, "plugshmem (PE %d): transport operations: put %lu get %lu amo %lu signal %lu\n",
-            pshm_g.my_pe, n_put, n_get, n_amo, n_signal);
+    fprintf(stderr,
+            "plugshmem (PE %d): transport operations: put %lu get %lu amo %lu signal %lu msg %lu\n",
+            pshm_g.my_pe, n_put, n_get, n_amo, n_signal, n_msg);
 }

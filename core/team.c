@@ -27,11 +27,11 @@ int pshm_team_mapped(int w)
 
 void pshm_team_finish(struct pshm_team *t)
 {
-    pshm_coll_layer.team_attach(t);
     t->all_mapped = 1;
     for (int i = 0; i < t->n_pes; i++)
         if (!pshm_team_mapped(pshm_team_world_pe(t, i)))
             t->all_mapped = 0;
+    pshm_coll_layer.team_attach(t); /* after all_mapped, which it reads */
     if (t->world) {
         t->start = t->world[0];
         t->stride = t->n_pes > 1 ? t->world[1] - t->world[0] : 1;

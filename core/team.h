@@ -31,6 +31,9 @@ struct pshm_team {
      * (collectives/coll_state.h), with its own bookkeeping of the team. */
     struct pshm_coll_slot *sym;
     int all_mapped;              /* every member's heap is mapped here */
+    /* The native collectives run on the transport's messages
+     * (collectives/native_msg.c): the same on every member. */
+    int msg;
     int predefined;              /* world or shared: never destroyed */
     long config_mask;
     shmem_team_config_t config;

@@ -1,5 +1,5 @@
 /*
- * PlugSHMEM transport plugin ABI, version 2 (minor 3).
+ * PlugSHMEM transport plugin ABI, version 2 (minor 5).
  *
  * A transport plugin is a shared object, transport-NAME.so, that exports
  * exactly one symbol, PSHM_TRANSPORT_SYMBOL, a pshm_transport_desc.  This
@@ -18,7 +18,8 @@
  *    2.2 the explicit non-blocking (nbe) ops after "reserved" (2.1's
  *    "coll") and nbe_completion at the end of the descriptor; 2.3 the
  *    typed setting getters (get_bool ... get_string) at the end of
- *    pshm_core_services.
+ *    pshm_core_services; 2.4 the p op; 2.5 the message ops (msg_send,
+ *    msg_recv) at the end of pshm_transport_ops.
  *  - size: sizeof the table as the plugin was built.  A field exists only
  *    if it lies wholly within size (PSHM_ABI_HAS): the core treats the
  *    fields a shorter table lacks as absent (NULL, 0), and ignores what a
@@ -55,7 +56,7 @@
 #include <stdint.h>
 
 #define PSHM_TRANSPORT_ABI_MAJOR 2u
-#define PSHM_TRANSPORT_ABI_MINOR 4u
+#define PSHM_TRANSPORT_ABI_MINOR 5u
 #define PSHM_TRANSPORT_SYMBOL "plugshmem_transport"
 
 /*
@@ -366,6 +367,28 @@ typedef struct pshm_transport_ops {
      * core's p routine passes it on in a tail call and takes the address
      * of nothing.  NULL: the core stores the value and calls put(). */
     void (*p)(pshm_tctx, int pe, int seg, size_t off, uint64_t value, size_t len);
+
+    /* ---- appended in ABI 2.5: messages, for collectives between nodes ----
+     * Optional, both or neither, and only with progress (the core treats a
+     * partial set, or one without progress, as none).  A message carries
+     * its data and its own notice of arrival, where a put needs a fence
+     * and a flag after it: over a network whose RMA is emulated by the
+     * target (tcp;ofi_rxm, UCX over tcp), that fence is a round trip, and
+     * the core's collectives between nodes are made of such pairs.
+     *
+     * msg_send sends len bytes of buf to pe under tag.  msg_recv posts a
+     * receive of a message of exactly len bytes under tag from any PE
+     * (the core puts the sender in the tag) into buf.  Each stores 1 into
+     * *done, with release semantics, once buf may be reused (send) or
+     * holds the message (receive), possibly before it returns; until then
+     * buf and *done stay valid and untouched, and the core waits by
+     * calling progress.  A message may arrive before its receive is
+     * posted: the plugin keeps it.  Messages from one PE under one tag
+     * match in the order sent.  They go through the plugin's default
+     * context (locked as it is), and order nothing with the RMA and AMOs
+     * of any context. */
+    void (*msg_send)(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done);
+    void (*msg_recv)(uint64_t tag, void *buf, size_t len, uint64_t *done);
 } pshm_transport_ops;
 
 /* The plugin's one exported symbol. */

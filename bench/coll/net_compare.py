@@ -10,12 +10,18 @@ other in each round, R rounds (median per cell):
   Open MPI  mpirun.openmpi --mca pml ucx --mca pml_ucx_tls any
             --mca pml_ucx_devices any --mca btl self -x UCX_TLS=self,tcp
             (its OSHMEM, coll_bench built with opal_wrapper as oshcc)
+At 2 PEs each cell also shows its floor over each transport, what the
+transport's library alone takes for the messages the algorithm needs
+(bench/ucx/raw_ucx_msg, bench/ofi/raw_ofi_msg: two processes, tagged
+messages): one exchange (both send 8 bytes at once and wait for the
+other's) for the barrier, reductions, fcollect and alltoall, one one-way
+latency (half a ping-pong) for the broadcast; measured with 8 bytes, so
+the floor of a larger cell is lower than its true one.
 Part 2, two emulated nodes (SHMEM_EMULATE_NODES=2, bypass on) over ucx tcp
-and ofi tcp, each cell beside its floor: the sequential messages between
-the node leaders (one for every cell at 2 nodes) times the transport's
-one-way latency (half a raw put + flush: bench/ucx/raw_ucx_put,
-bench/ofi/raw_ofi_put), plus the on-node phases measured on shm with a
-node's PEs.
+and ofi tcp, each cell beside its floor: the leaders' messages (one
+exchange for the barrier, reductions and fcollect, one one-way latency for
+the broadcast, from the same raw benchmarks), plus the on-node phases
+measured on shm with a node's PEs.
 
 The program is bench/coll/coll_bench (active-set build, as for Open MPI,
 whose OSHMEM is 1.4).  Numbers are printed, never asserted on.
@@ -90,15 +96,39 @@ def fmt(x):
     return "-" if x is None else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
 
 
-def one_way(tool, env):
-    r = subprocess.run([os.path.join(BUILD, "bench", tool[0], tool[1]), "20000"],
-                       env=dict(os.environ, **env), stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True, timeout=300)
-    m = re.search(r"put8\+(?:flush|wait)\s+([0-9.]+)\s*us", r.stdout)
-    return float(m.group(1)) / 2 if m else None
+RAW = {"ucx tcp": (("ucx", "raw_ucx_msg"), {"UCX_TLS": "tcp"}),
+       "ofi tcp": (("ofi", "raw_ofi_msg"), {"FI_PROVIDER": "tcp;ofi_rxm"})}
+
+
+def raw_msg(name, rounds):
+    """(exchange, one way) in us, medians of rounds runs of the raw benchmark."""
+    tool, env = RAW[name]
+    ex, ow = [], []
+    for _ in range(rounds):
+        r = subprocess.run([os.path.join(BUILD, "bench", tool[0], tool[1]), "20000"],
+                           env=dict(os.environ, **env), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=300)
+        m = re.search(r"exchange8\s+([0-9.]+)\s*us\s+pingpong8 \(one way\)\s+([0-9.]+)", r.stdout)
+        if m:
+            ex.append(float(m.group(1)))
+            ow.append(float(m.group(2)))
+    if not ex:
+        return None, None
+    return statistics.median(ex), statistics.median(ow)
+
+
+def floor_of(cell, raw):
+    """The messages a 2-PE (or 2-leader) cell needs, from the raw times."""
+    ex, ow = raw
+    if ex is None:
+        return None
+    return ow if cell[0] == "bcast" else ex
 
 
 def part1(args, prog):
+    raw = {name: raw_msg(name, args.rounds) for name in OURS}
+    print("\nRaw tagged messages, 8 B, median of %d runs: %s" % (args.rounds, "; ".join(
+        f"{name} exchange {fmt(v[0])} us, one way {fmt(v[1])} us" for name, v in raw.items())))
     for npes in args.npes:
         samples = {k: [] for k in list(OURS) + (["Open MPI"] if prog else [])}
         for _ in range(args.rounds):
@@ -108,8 +138,10 @@ def part1(args, prog):
                 samples["Open MPI"].append(ompi(prog, npes, args.iters))
         print(f"\n{npes} PEs, bypass off, every byte over TCP: us per call, slowest PE, "
               f"median of {args.rounds} alternating rounds\n")
-        head = "| cell | " + " | ".join(samples) + (" | ucx / Open MPI | ofi / Open MPI |"
-                                                    if prog else " |")
+        floors = npes == 2
+        head = "| cell | " + " | ".join(samples) + (" | ucx / Open MPI | ofi / Open MPI"
+                                                    if prog else "")
+        head += " | ucx floor | ofi floor |" if floors else " |"
         print(head)
         print("|" + " --- |" * (head.count("|") - 1))
         for cell in CELLS:
@@ -118,6 +150,8 @@ def part1(args, prog):
             if prog:
                 o = vals[-1]
                 line += "".join(f" | {v / o:.2f}" if v and o else " | -" for v in vals[:2])
+            if floors:
+                line += "".join(f" | {fmt(floor_of(cell, raw[name]))}" for name in OURS)
             print(line + " |")
 
 
@@ -125,8 +159,7 @@ def part2(args):
     npes = args.nodes_npes
     per_node = npes // 2
     shm = [ours(per_node, {"SHMEM_TRANSPORT": "shm"}, args.iters) for _ in range(args.rounds)]
-    lat = {"ucx tcp": one_way(("ucx", "raw_ucx_put"), {"UCX_TLS": "tcp"}),
-           "ofi tcp": one_way(("ofi", "raw_ofi_put"), {"FI_PROVIDER": "tcp;ofi_rxm"})}
+    raw = {name: raw_msg(name, args.rounds) for name in OURS}
     on_node = {  # the on-node phases of each node-aware algorithm (collectives/hier.c)
         ("barrier", 0): [("barrier", 0), ("barrier", 0)],
         ("bcast", 8): [("bcast", 8), ("bcast", 8)],
@@ -140,16 +173,17 @@ def part2(args):
         runs = [ours(npes, dict(extra, SHMEM_EMULATE_NODES="2"), args.iters)
                 for _ in range(args.rounds)]
         print(f"\n{npes} PEs on 2 emulated nodes over {name} (bypass on): us per call; floor = "
-              f"one-way latency {fmt(lat[name])} us (half a raw put + flush) + on-node phases "
-              f"(shm, {per_node} PEs)\n")
+              f"the leaders' messages (raw exchange {fmt(raw[name][0])} us, one way "
+              f"{fmt(raw[name][1])} us) + on-node phases (shm, {per_node} PEs)\n")
         print("| cell | time | floor | time / floor |")
         print("| --- | --- | --- | --- |")
         for cell, phases in on_node.items():
             t = median(runs, cell)
             parts = [median(shm, p) for p in phases]
             floor = None
-            if lat[name] is not None and all(p is not None for p in parts):
-                floor = lat[name] + sum(parts)
+            leaders = floor_of(cell, raw[name])
+            if leaders is not None and all(p is not None for p in parts):
+                floor = leaders + sum(parts)
             ratio = f"{t / floor:.2f}" if t and floor else "-"
             print(f"| {cell[0]} {cell[1]} B | {fmt(t)} | {fmt(floor)} | {ratio} |")
 

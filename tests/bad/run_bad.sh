@@ -285,13 +285,13 @@ if have_oshrun; then
         run "SHMEM_TRANSPORT=badabi np=2" 2 "$P/bad_hello"
         expect_status 1
         expect_once err "SHMEM_TRANSPORT='badabi'"
-        expect_line err "SHMEM_TRANSPORT='badabi'" "built for transport ABI 999." "this library speaks ABI 2.4"
+        expect_line err "SHMEM_TRANSPORT='badabi'" "built for transport ABI 999." "this library speaks ABI 2.5"
         # A plugin built for ABI 1 (as those written before ABI 2 are).
         ENVS=(SHMEM_TRANSPORT_PATH="$FAKE_PLUGINS" SHMEM_TRANSPORT=abi1)
         run "SHMEM_TRANSPORT=abi1 np=2" 2 "$P/bad_hello"
         expect_status 1
         expect_once err "SHMEM_TRANSPORT='abi1'"
-        expect_line err "SHMEM_TRANSPORT='abi1'" "abi1: built for transport ABI 1.0, this library speaks ABI 2.4: rebuild the plugin"
+        expect_line err "SHMEM_TRANSPORT='abi1'" "abi1: built for transport ABI 1.0, this library speaks ABI 2.5: rebuild the plugin"
         ENVS=(SHMEM_TRANSPORT_PATH="$FAKE_PLUGINS" SHMEM_TRANSPORT=unusable,shm)
         run "SHMEM_TRANSPORT=unusable,shm np=2" 2 "$P/bad_hello"
         expect_status 0

@@ -244,6 +244,46 @@ _Static_assert(offsetof(pshm_transport_ops, put_nbe) ==
                    offsetof(pshm_transport_ops, reserved) + sizeof(void *),
                "reserved sits where coll was");
 
+static void f_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done)
+{
+    (void)pe, (void)tag, (void)buf, (void)len, (void)done;
+}
+
+static void f_msg_recv(uint64_t tag, void *buf, size_t len, uint64_t *done)
+{
+    (void)tag, (void)buf, (void)len, (void)done;
+}
+
+static void f_progress(void) {}
+
+/* The 2.5 message ops: kept with both and progress; a 2.4 table (ending
+ * at p) has none even if memory follows; one of them, or both without
+ * progress (the core waits for them by polling it), is none. */
+static void test_msg_ops(void)
+{
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "";
+    CHECK_GE(PSHM_TRANSPORT_ABI_MINOR, 5);
+    in.msg_send = f_msg_send, in.msg_recv = f_msg_recv, in.progress = f_progress;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.msg_send == f_msg_send && out.msg_recv == f_msg_recv, "the message ops were dropped");
+    in.hdr.minor = 4;
+    in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, msg_send);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.msg_send == NULL && out.msg_recv == NULL, "a 2.4 table's message ops were read");
+    in.hdr.minor = 5;
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
+    CHECK_HAS(why, "ABI 2.5's is at least");
+    in.hdr.size = sizeof in;
+    in.msg_recv = NULL;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.msg_send == NULL, "msg_send kept without msg_recv");
+    in.msg_recv = f_msg_recv;
+    in.progress = NULL;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.msg_send == NULL && out.msg_recv == NULL, "message ops kept without progress");
+}
+
 /* Another kind of component (collectives) under the same rule, with its
  * own numbers: {1, 0} is what a 1.0 {version = 1, size} reads as. */
 static void test_other_kind(void)
@@ -275,6 +315,7 @@ int main(void)
         {"mandatory", test_mandatory},
         {"nbe_ops", test_nbe_ops},
         {"minor_2_2", test_minor_2_2},
+        {"msg_ops", test_msg_ops},
         {"other_kind", test_other_kind},
     };
     return RUN_TESTS(tests);

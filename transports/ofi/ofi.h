@@ -13,6 +13,7 @@
  *   ofi_progress.c  waiting, quiet/fence, progress, the progress thread
  *   ofi_nbe.c       explicit requests (shmemx_*_nbe)
  *   ofi_space.c     memory spaces (seg_register)
+ *   ofi_msg.c       tagged messages (msg_send, msg_recv)
  *
  *
  * Resources.  One fabric, one domain, one address vector (FI_AV_TABLE: the
@@ -46,6 +47,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <rdma/fi_tagged.h>
 
 #include "cpu_relax.h"
 #include "../common/backoff.h"
@@ -157,6 +159,12 @@ void ofi_get_nbe(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len
 void ofi_amo_nbe(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const void *operand,
                  const void *compare, void *fetch, pshm_treq *req);
 int ofi_req_test(pshm_tctx t, pshm_treq mark);
+
+/* ofi_msg.c */
+void ofi_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done);
+void ofi_msg_recv(uint64_t tag, void *buf, size_t len, uint64_t *done);
+/* Reads the CQ if messages are outstanding; returns whether it did. */
+int ofi_msg_poll(void);
 
 /* ofi_ep.c */
 int ofi_ctx_open(struct octx *c, char *why, size_t whylen);

@@ -139,7 +139,14 @@ static struct fi_info *getinfo(const pshm_core_services *svc, char *why, size_t 
     }
     rxd_window(svc);
     struct fi_info *all = NULL;
+    /* Tagged messages for the collectives (ofi_msg.c) if the provider has
+     * them; RMA and atomics are what it must have. */
+    h->caps |= FI_TAGGED;
     int rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, &all);
+    if (rc == -FI_ENODATA) {
+        h->caps &= ~FI_TAGGED;
+        rc = fi_getinfo(OFI_API, NULL, NULL, 0, h, &all);
+    }
     fi_freeinfo(h);
     if (rc) {
         snprintf(why, whylen,

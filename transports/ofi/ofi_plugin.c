@@ -239,6 +239,13 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.get_nbe = ofi_get_nbe;
     ops.amo_nbe = ofi_amo_nbe;
     ops.req_test = ofi_req_test;
+    /* Tagged messages where the provider has them (the hints ask, and do
+     * without when no provider would answer) and the core polls progress,
+     * which is where their completions are read. */
+    if (g.info->caps & FI_TAGGED) {
+        ops.msg_send = ofi_msg_send;
+        ops.msg_recv = ofi_msg_recv;
+    }
     /* put_signal stays NULL: ordering the signal after the data without
      * waiting needs FI_FENCE or write-after-write ordering, and none of the
      * providers used here (shm, tcp;ofi_rxm, udp;ofi_rxd) offers FI_FENCE,

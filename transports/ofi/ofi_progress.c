@@ -37,10 +37,14 @@ void ofi_progress_target(void)
     }
 }
 
+/* While messages are outstanding, reading the CQ is the progress: a
+ * counter read too would double the trips through the sockets per poll
+ * (2 PEs over tcp;ofi_rxm, an 8-byte reduction: 27 -> 17 us). */
 void ofi_progress(void)
 {
     pshm_progress_poke(&g.pt);
-    ofi_progress_target();
+    if (!ofi_msg_poll())
+        ofi_progress_target();
 }
 
 /* Wait until everything c issued has completed.  One counter read per
@@ -77,16 +81,22 @@ __attribute__((noinline)) static void flush(struct octx *c)
     ofi_wait_all(c);
 }
 
+/* Nothing issued since the counter was last seen complete: no read, which
+ * on tcp is a trip through the sockets (a barrier's quiet before its
+ * messages). */
 void ofi_quiet(pshm_tctx t)
 {
     struct octx *c = CTX(t);
     ENTER(c);
     if (UNLIKELY(c->ndirty))
         flush(c);
+    else if (c->done == c->issued)
+        ;
     else if (fi_cntr_read(c->cntr) < c->issued)
         ofi_wait_all(c);
     else if (c == &dflt) /* that read served the target endpoint: the thread may rest */
         pshm_progress_poke(&g.pt);
+    c->done = c->issued;
     LEAVE(c);
 }
 

@@ -8,6 +8,7 @@
  *   ucx_progress.c  waiting, quiet/fence, progress, the progress thread
  *   ucx_nbe.c       explicit requests (shmemx_*_nbe)
  *   ucx_space.c     memory spaces (seg_register)
+ *   ucx_msg.c       tagged messages (msg_send, msg_recv)
  */
 #ifndef PSHM_UCX_H
 #define PSHM_UCX_H
@@ -138,6 +139,10 @@ void ucx_probe_fill(void);
 /* ucx_space.c */
 int ucx_seg_register(int seg, void *base, size_t size);
 void ucx_seg_deregister(int seg);
+
+/* ucx_msg.c */
+void ucx_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done);
+void ucx_msg_recv(uint64_t tag, void *buf, size_t len, uint64_t *done);
 
 /* ucx_nbe.c */
 void ucx_put_nbe(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len,

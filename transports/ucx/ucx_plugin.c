@@ -264,6 +264,8 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.get_nbe = ucx_get_nbe;
     ops.amo_nbe = ucx_amo_nbe;
     ops.req_test = ucx_req_test;
+    ops.msg_send = ucx_msg_send;
+    ops.msg_recv = ucx_msg_recv;
     if (g.verbose)
         fprintf(stderr,
                 "ucx transport: UCX %s, UCX_TLS=%s, resources: %s; connections %s; progress thread "

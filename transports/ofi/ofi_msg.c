@@ -1,0 +1,99 @@
+/* Tagged messages (ABI 2.5) on the default endpoint: the collectives' way
+ * between nodes.  Their completions are the only entries the endpoint's
+ * CQ gets besides errors (everything else is counted): each carries the
+ * core's done flag as its context.  The CQ is read by the waits that
+ * call progress, never by the progress thread (see poll_ep), and only
+ * while messages are outstanding. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "ofi.h"
+
+static uint64_t pending; /* messages posted, not yet reaped; under dflt's lock */
+
+__attribute__((noreturn, cold)) static void msg_error(void)
+{
+    struct fi_cq_err_entry e;
+    memset(&e, 0, sizeof e);
+    char buf[300] = "";
+    if (fi_cq_readerr(dflt.cq, &e, 0) == 1)
+        snprintf(buf, sizeof buf, ": %s (%s)", fi_strerror(e.err),
+                 fi_cq_strerror(dflt.cq, e.prov_errno, e.err_data, NULL, 0));
+    g.svc->fatal("ofi transport (provider %s): a message or remote memory operation failed%s", g.prov, buf);
+}
+
+/* Sets the done flags of completed messages (dflt held).  One read
+ * unless it filled the array: each is a trip through the sockets. */
+static void reap(void)
+{
+    struct fi_cq_entry e[16];
+    ssize_t n;
+    do {
+        n = fi_cq_read(dflt.cq, e, 16);
+        for (ssize_t i = 0; i < n; i++)
+            __atomic_store_n((uint64_t *)e[i].op_context, 1, __ATOMIC_RELEASE);
+        if (n > 0)
+            __atomic_store_n(&pending, pending - (uint64_t)n, __ATOMIC_RELAXED);
+    } while (n == 16 && pending);
+    if (n == -FI_EAVAIL)
+        msg_error();
+    if (n < 0 && n != -FI_EAGAIN && n != -FI_EAVAIL)
+        ofi_fail("fi_cq_read", n);
+}
+
+int ofi_msg_poll(void)
+{
+    if (!__atomic_load_n(&pending, __ATOMIC_RELAXED))
+        return 0;
+    if (dflt.locked) {
+        if (!pshm_lock_try(&dflt.lock))
+            return 1; /* another thread is in the endpoint */
+        reap();
+        pshm_unlock(&dflt.lock);
+    } else {
+        reap();
+    }
+    return 1;
+}
+
+/* Retries while the provider's queues are full, reaping meanwhile. */
+#define POST(what, call)                                                                           \
+    do {                                                                                           \
+        ssize_t rc_;                                                                               \
+        unsigned sp_ = 0;                                                                          \
+        while (UNLIKELY((rc_ = (call)) != 0)) {                                                    \
+            if (rc_ != -FI_EAGAIN)                                                                 \
+                ofi_fail(what, rc_);                                                               \
+            poll_ep(&dflt);                                                                        \
+            reap();                                                                                \
+            pshm_backoff(&sp_);                                                                    \
+        }                                                                                          \
+    } while (0)
+
+void ofi_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done)
+{
+    ENTER(&dflt);
+    if (len <= g.info->tx_attr->inject_size) {
+        POST("fi_tinject", fi_tinject(dflt.ep, buf, len, (fi_addr_t)pe, tag));
+        __atomic_store_n(done, 1, __ATOMIC_RELEASE);
+    } else {
+        struct iovec iov = {(void *)buf, len};
+        struct fi_msg_tagged m = {
+            .msg_iov = &iov, .iov_count = 1, .addr = (fi_addr_t)pe, .tag = tag, .context = done};
+        POST("fi_tsendmsg", fi_tsendmsg(dflt.ep, &m, FI_COMPLETION));
+        __atomic_store_n(&pending, pending + 1, __ATOMIC_RELAXED);
+    }
+    LEAVE(&dflt);
+}
+
+void ofi_msg_recv(uint64_t tag, void *buf, size_t len, uint64_t *done)
+{
+    struct iovec iov = {buf, len};
+    struct fi_msg_tagged m = {
+        .msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .tag = tag, .context = done};
+    ENTER(&dflt);
+    POST("fi_trecvmsg", fi_trecvmsg(dflt.ep, &m, FI_COMPLETION));
+    __atomic_store_n(&pending, pending + 1, __ATOMIC_RELAXED);
+    LEAVE(&dflt);
+}

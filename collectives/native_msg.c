@@ -13,8 +13,7 @@
  *
  *   barrier    up to 8 members, one step: every member sends every other
  *              an empty message; else dissemination, log2 n rounds
- *   broadcast  up to 8 members and 4 KiB, the root sends to every other;
- *              else a binomial tree from the root, pipelined in chunks
+ *   broadcast  binomial tree from the root, pipelined in chunks
  *   reduce     up to 8 members and 4 KiB, one step: every member sends its
  *              vector to every other, and each folds them all; else
  *              recursive doubling (extra PEs fold in first, out last)
@@ -137,22 +136,22 @@ int pshm_msg_barrier(struct pshm_team *t)
     int n = t->n_pes, me = t->my_pe;
     coll_enter(t);
     uint64_t call = ++t->sym->l.seq;
-    char none = 0;
+    char none = 0; /* one byte: no provider's corner of empty messages */
     struct mq q;
     if (direct(t, PSHM_CEXT_OP_BARRIER, 0)) {
         mq_init(&q, 2 * (n - 1));
         for (int i = 1; i < n; i++)
-            mrecv(&q, t, coll_mod(me - i, n), call, 0, &none, 0);
+            mrecv(&q, t, coll_mod(me - i, n), call, 0, &none, 1);
         for (int i = 1; i < n; i++)
-            msend(&q, t, coll_mod(me + i, n), call, 0, &none, 0);
+            msend(&q, t, coll_mod(me + i, n), call, 0, &none, 1);
         mq_wait(&q);
         mq_free(&q);
         return 0;
     }
     mq_init(&q, 2);
     for (unsigned k = 0, d = 1; (int)d < n; k++, d <<= 1) {
-        mrecv(&q, t, coll_mod(me - (int)d, n), call, k, &none, 0);
-        msend(&q, t, coll_mod(me + (int)d, n), call, k, &none, 0);
+        mrecv(&q, t, coll_mod(me - (int)d, n), call, k, &none, 1);
+        msend(&q, t, coll_mod(me + (int)d, n), call, k, &none, 1);
         mq_wait(&q);
     }
     return 0;
@@ -169,21 +168,21 @@ int pshm_msg_broadcast(struct pshm_team *t, void *dest, const void *src, size_t 
     int n = t->n_pes, me = t->my_pe, vr = coll_mod(me - root, n);
     coll_enter(t);
     uint64_t call = ++t->sym->l.seq;
-    /* In virtual ranks (the root 0): flat, the root sends to every other
-     * member; binomial, vr gets from vr - lowbit(vr) and sends to vr + m
-     * for each power of two m below lowbit(vr) (below n for the root). */
-    int flat = direct(t, PSHM_CEXT_OP_BCAST, nbytes), top = 1;
+    /* In virtual ranks (the root 0): vr gets from vr - lowbit(vr) and
+     * sends to vr + m for each power of two m below lowbit(vr) (below n
+     * for the root).  Not flat even for a few members: in a loop of
+     * broadcasts the root's sends set the pace, n - 1 of them flat and
+     * log2 n binomial (4 PEs on 2 cores over UCX tcp, alternating rounds:
+     * no better flat). */
+    int top = 1;
     if (vr)
-        top = flat ? 1 : 1 << lowbit_log(vr);
+        top = 1 << lowbit_log(vr);
     else
         while (top < n)
             top <<= 1;
-    int parent = flat ? 0 : vr - top, children = 0;
-    if (flat)
-        children = vr ? 0 : n - 1;
-    else
-        for (int m = top >> 1; m >= 1; m >>= 1)
-            children += vr + m < n;
+    int parent = vr - top, children = 0;
+    for (int m = top >> 1; m >= 1; m >>= 1)
+        children += vr + m < n;
     size_t chunks = nbytes ? (nbytes + CHUNK - 1) / CHUNK : 1;
     struct mq q;
     mq_init(&q, (int)(chunks < 32 ? chunks : 32) * (children + 1));
@@ -198,13 +197,9 @@ int pshm_msg_broadcast(struct pshm_team *t, void *dest, const void *src, size_t 
                                 (char *)dest + lo, len, got);
             coll_wait(got, 1);
         }
-        if (flat && !vr)
-            for (int i = 1; i < n; i++)
-                msend(&q, t, coll_mod(me + i, n), call, 0, from + lo, len);
-        else if (!flat)
-            for (int m = top >> 1; m >= 1; m >>= 1)
-                if (vr + m < n)
-                    msend(&q, t, coll_mod(me + m, n), call, 0, from + lo, len);
+        for (int m = top >> 1; m >= 1; m >>= 1)
+            if (vr + m < n)
+                msend(&q, t, coll_mod(me + m, n), call, 0, from + lo, len);
         /* Bounded: each chunk's sends stay posted until the next ones. */
         if (q.n + children + 1 > q.cap)
             mq_wait(&q);

@@ -311,6 +311,33 @@ static inline void coll_scratch(struct pshm_team *t, int user)
     }
 }
 
+/* Copies nelems elements of es bytes, strides in elements (one element
+ * is contiguous whatever they are).  Blocks of up to 16 bytes, the usual
+ * case, without a call. */
+static inline void coll_copy_strided(char *d, ptrdiff_t dst, const char *s, ptrdiff_t sst,
+                                size_t nelems, size_t es)
+{
+    if ((dst == 1 && sst == 1) || nelems == 1) {
+        size_t b = nelems * es;
+        if (b == 0) {
+            /* nothing: the pointers may be null */
+        } else if (b == 8) {
+            memcpy(d, s, 8);
+        } else if (b > 8 && b <= 16) { /* two overlapping words */
+            uint64_t x, y;
+            memcpy(&x, s, 8);
+            memcpy(&y, s + b - 8, 8);
+            memcpy(d, &x, 8);
+            memcpy(d + b - 8, &y, 8);
+        } else {
+            memmove(d, s, b); /* an in-place fcollect copies a block onto itself */
+        }
+        return;
+    }
+    for (size_t j = 0; j < nelems; j++)
+        memcpy(d + (ptrdiff_t)j * dst * (ptrdiff_t)es, s + (ptrdiff_t)j * sst * (ptrdiff_t)es, es);
+}
+
 static inline int coll_wpe(const struct pshm_team *t, int pe) { return pshm_team_world_pe(t, pe); }
 
 /* x mod n for x in [-n, 2n): a rank offset by at most n either way.  A

@@ -31,33 +31,6 @@ size_t pshm_native_mailbox_max(const struct pshm_team *t)
     return t->all_mapped && r ? r - 8 : 0;
 }
 
-/* Copies nelems elements of es bytes, strides in elements (one element
- * is contiguous whatever they are).  Blocks of up to 16 bytes, the usual
- * case, without a call. */
-static inline void copy_strided(char *d, ptrdiff_t dst, const char *s, ptrdiff_t sst,
-                                size_t nelems, size_t es)
-{
-    if ((dst == 1 && sst == 1) || nelems == 1) {
-        size_t b = nelems * es;
-        if (b == 0) {
-            /* nothing: the pointers may be null */
-        } else if (b == 8) {
-            memcpy(d, s, 8);
-        } else if (b > 8 && b <= 16) { /* two overlapping words */
-            uint64_t x, y;
-            memcpy(&x, s, 8);
-            memcpy(&y, s + b - 8, 8);
-            memcpy(d, &x, 8);
-            memcpy(d + b - 8, &y, 8);
-        } else {
-            memmove(d, s, b); /* an in-place fcollect copies a block onto itself */
-        }
-        return;
-    }
-    for (size_t j = 0; j < nelems; j++)
-        memcpy(d + (ptrdiff_t)j * dst * (ptrdiff_t)es, s + (ptrdiff_t)j * sst * (ptrdiff_t)es, es);
-}
-
 /* alltoall is the case dst = sst = 1; fcollect sst = 0 with one element
  * of nbytes (every member gets the same block).  The caller checked that
  * nelems * es fits (pshm_native_mailbox_max). */
@@ -72,7 +45,7 @@ int pshm_native_alltoall_mailbox(struct pshm_team *t, void *dest, const void *sr
     uint64_t v = PSHM_FLAG(++t->sym->l.seq, 0);
     unsigned char *box = t->sym->f.mbox[t->sym->l.mbox_count++ & 1];
     unsigned char *mine = box + (size_t)me * r;
-    copy_strided((char *)dest + me * dblock, dst, (const char *)src + me * sblock, sst, nelems, es);
+    coll_copy_strided((char *)dest + me * dblock, dst, (const char *)src + me * sblock, sst, nelems, es);
     /* Release stores, one fence, then the looks for sleepers (the order
      * coll_signal keeps with a sequentially consistent store each): x86
      * would otherwise drain its store buffer at every flag, paying the
@@ -89,7 +62,7 @@ int pshm_native_alltoall_mailbox(struct pshm_team *t, void *dest, const void *sr
         if (pe == n)
             pe = 0;
         char *p = peer[world ? world[pe] : pe].base[PSHM_SEG_HEAP] + off;
-        copy_strided(p + 8, 1, s + pe * sblock, sst, nelems, es);
+        coll_copy_strided(p + 8, 1, s + pe * sblock, sst, nelems, es);
         __atomic_store_n((uint64_t *)p, v, __ATOMIC_RELEASE);
     }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -102,7 +75,7 @@ int pshm_native_alltoall_mailbox(struct pshm_team *t, void *dest, const void *sr
             pe = n - 1;
         unsigned char *from = box + (size_t)pe * r;
         coll_wait((const uint64_t *)from, v);
-        copy_strided((char *)dest + pe * dblock, dst, (const char *)from + 8, 1, nelems, es);
+        coll_copy_strided((char *)dest + pe * dblock, dst, (const char *)from + 8, 1, nelems, es);
     }
     return 0;
 }

@@ -363,18 +363,6 @@ int pshm_msg_collect(struct pshm_team *t, void *dest, const void *src, size_t nb
     return 0;
 }
 
-/* Copies nelems elements of es bytes between strides (in elements). */
-static void copy_strided(char *d, ptrdiff_t dst, const char *s, ptrdiff_t sst, size_t nelems,
-                         size_t es)
-{
-    if (dst == 1 && sst == 1) {
-        memmove(d, s, nelems * es);
-        return;
-    }
-    for (size_t j = 0; j < nelems; j++)
-        memmove(d + (ptrdiff_t)j * dst * (ptrdiff_t)es, s + (ptrdiff_t)j * sst * (ptrdiff_t)es, es);
-}
-
 /* Block j of member i's src goes to member j's dest at block i.  Strided
  * blocks travel packed: one message per pair whatever the stride. */
 int pshm_msg_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
@@ -399,18 +387,18 @@ int pshm_msg_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff
         int to = coll_mod(me + i, n);
         const char *s = (const char *)src + to * sblock;
         if (packed) {
-            copy_strided(out + (size_t)to * blk, 1, s, sst, nelems, es);
+            coll_copy_strided(out + (size_t)to * blk, 1, s, sst, nelems, es);
             s = out + (size_t)to * blk;
         }
         msend(&q, t, to, call, 0, s, blk);
     }
-    copy_strided((char *)dest + me * dblock, dst, (const char *)src + me * sblock, sst, nelems, es);
+    coll_copy_strided((char *)dest + me * dblock, dst, (const char *)src + me * sblock, sst, nelems, es);
     mq_wait(&q);
     mq_free(&q);
     if (packed) {
         for (int i = 0; i < n; i++)
             if (i != me)
-                copy_strided((char *)dest + i * dblock, dst, in + (size_t)i * blk, 1, nelems, es);
+                coll_copy_strided((char *)dest + i * dblock, dst, in + (size_t)i * blk, 1, nelems, es);
         free(out);
     }
     return 0;

@@ -18,30 +18,11 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
 #include <rdma/fi_tagged.h>
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        int rc_ = (int)(x);                                                                        \
-        if (rc_) {                                                                                 \
-            fprintf(stderr, "%s: %s\n", #x, fi_strerror(-rc_));                                    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "raw_ofi.h"
 
 static struct fid_ep *ep;
 static struct fid_cq *cq;
@@ -109,26 +90,15 @@ __attribute__((noinline)) static void pingpong_loop(long n, int me)
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? atol(argv[1]) : 20000;
-    int a2b[2], b2a[2];
-    if (pipe(a2b) || pipe(b2a))
-        return 1;
-    pid_t child = fork();
-    int me = child == 0;
-    struct fi_info *h = fi_allocinfo(), *info;
-    h->caps = FI_RMA | FI_ATOMIC | FI_TAGGED;
-    h->ep_attr->type = FI_EP_RDM;
-    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_ENDPOINT;
-    h->domain_attr->threading = FI_THREAD_SAFE;
-    CHECK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info));
-    struct fid_fabric *fab;
-    struct fid_domain *dom;
-    struct fid_av *av;
-    CHECK(fi_fabric(info->fabric_attr, &fab, NULL));
-    CHECK(fi_domain(fab, info, &dom, NULL));
-    struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = 2};
-    CHECK(fi_av_open(dom, &ava, &av, NULL));
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
-    CHECK(fi_cq_open(dom, &cqa, &cq, NULL));
+    struct raw_pair pair = raw_pair_fork();
+    int me = pair.me, wr = pair.wr, rd = pair.rd;
+    pid_t child = pair.child;
+    struct raw_ofi r;
+    raw_ofi_open(FI_RMA | FI_ATOMIC | FI_TAGGED, &r);
+    struct fi_info *info = r.info;
+    struct fid_domain *dom = r.dom;
+    struct fid_av *av = r.av;
+    cq = r.cq;
     CHECK(fi_endpoint(dom, info, &ep, NULL));
     CHECK(fi_ep_bind(ep, &av->fid, 0));
     CHECK(fi_ep_bind(ep, &cq->fid, FI_TRANSMIT | FI_RECV | FI_SELECTIVE_COMPLETION));
@@ -136,7 +106,6 @@ int main(int argc, char **argv)
     char addr[2][256];
     size_t alen = sizeof addr[0];
     CHECK(fi_getname(&ep->fid, addr[me], &alen));
-    int wr = me ? b2a[1] : a2b[1], rd = me ? a2b[0] : b2a[0];
     if (write(wr, addr[me], sizeof addr[me]) != sizeof addr[me] ||
         read(rd, addr[!me], sizeof addr[!me]) != sizeof addr[!me])
         return 1;
@@ -163,11 +132,6 @@ int main(int argc, char **argv)
     else
         sleep(1);
     fi_close(&ep->fid);
-    fi_close(&cq->fid);
-    fi_close(&av->fid);
-    fi_close(&dom->fid);
-    fi_close(&fab->fid);
-    fi_freeinfo(info);
-    fi_freeinfo(h);
+    raw_ofi_close(&r);
     return 0;
 }

@@ -20,23 +20,11 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <rdma/fabric.h>
-#include <rdma/fi_cm.h>
-#include <rdma/fi_domain.h>
-#include <rdma/fi_endpoint.h>
 #include <rdma/fi_rma.h>
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        int rc_ = (int)(x);                                                                        \
-        if (rc_) {                                                                                 \
-            fprintf(stderr, "%s: %s\n", #x, fi_strerror(-rc_));                                    \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
+#include "raw_ofi.h"
 
 struct card {
     uint64_t base, key;
@@ -55,13 +43,6 @@ static long rss_kib(void)
         fclose(f);
     }
     return resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static struct fid_ep *ep;
@@ -126,24 +107,14 @@ int main(int argc, char **argv)
     pid_t child = fork();
     int me = child == 0 ? 1 : 0;
 
-    struct fi_info *h = fi_allocinfo(), *info;
-    h->caps = FI_RMA | FI_ATOMIC;
-    h->ep_attr->type = FI_EP_RDM;
-    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ALLOCATED | FI_MR_ENDPOINT;
-    h->domain_attr->threading = FI_THREAD_SAFE;
-    CHECK(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &info));
+    struct raw_ofi r;
+    raw_ofi_open(FI_RMA | FI_ATOMIC, &r);
+    struct fi_info *info = r.info;
+    struct fid_domain *dom = r.dom;
+    struct fid_av *av = r.av;
+    struct fid_cq *cq = r.cq;
     use_msg = strcmp(info->fabric_attr->prov_name, "shm") != 0;
     flags = FI_INJECT | FI_DELIVERY_COMPLETE;
-    struct fid_fabric *fab;
-    struct fid_domain *dom;
-    struct fid_av *av;
-    struct fid_cq *cq;
-    CHECK(fi_fabric(info->fabric_attr, &fab, NULL));
-    CHECK(fi_domain(fab, info, &dom, NULL));
-    struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = 2};
-    CHECK(fi_av_open(dom, &ava, &av, NULL));
-    struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
-    CHECK(fi_cq_open(dom, &cqa, &cq, NULL));
     struct fi_cntr_attr ca = {.events = FI_CNTR_EVENTS_COMP, .wait_obj = FI_WAIT_NONE};
     CHECK(fi_cntr_open(dom, &ca, &cntr, NULL));
     CHECK(fi_endpoint(dom, info, &ep, NULL));
@@ -217,11 +188,6 @@ int main(int argc, char **argv)
     fi_close(&mr->fid);
     fi_close(&ep->fid);
     fi_close(&cntr->fid);
-    fi_close(&cq->fid);
-    fi_close(&av->fid);
-    fi_close(&dom->fid);
-    fi_close(&fab->fid);
-    fi_freeinfo(info);
-    fi_freeinfo(h);
+    raw_ofi_close(&r);
     return 0;
 }

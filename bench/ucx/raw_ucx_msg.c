@@ -11,54 +11,15 @@
  *
  *   UCX_TLS=tcp raw_ucx_msg [iterations]
  */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <ucp/api/ucp.h>
+#include "raw_ucx.h"
 
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        ucs_status_t st_ = (x);                                                                    \
-        if (st_ != UCS_OK) {                                                                       \
-            fprintf(stderr, "%s: %s\n", #x, ucs_status_string(st_));                               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static ucp_worker_h worker;
 static ucp_ep_h ep;
-
-static void wait_req(void *req)
-{
-    if (req == NULL)
-        return;
-    if (UCS_PTR_IS_ERR(req)) {
-        fprintf(stderr, "request: %s\n", ucs_status_string(UCS_PTR_STATUS(req)));
-        exit(1);
-    }
-    unsigned spins = 0;
-    while (ucp_request_check_status(req) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(worker))
-            continue;
-        if (++spins > 200)
-            sched_yield();
-        else
-            __builtin_ia32_pause();
-    }
-    ucp_request_free(req);
-}
 
 static const ucp_request_param_t none = {.op_attr_mask = 0};
 
@@ -93,49 +54,16 @@ __attribute__((noinline)) static void pingpong_loop(long n, int me)
     }
 }
 
-static int put_all(int fd, const void *p, size_t n)
-{
-    return write(fd, &n, sizeof n) == sizeof n && write(fd, p, n) == (ssize_t)n ? 0 : -1;
-}
-
-static void *get_all(int fd)
-{
-    size_t n;
-    if (read(fd, &n, sizeof n) != sizeof n)
-        exit(1);
-    char *p = malloc(n);
-    for (size_t got = 0; got < n;) {
-        ssize_t r = read(fd, p + got, n - got);
-        if (r <= 0)
-            exit(1);
-        got += (size_t)r;
-    }
-    return p;
-}
-
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? atol(argv[1]) : 20000;
-    int a2b[2], b2a[2];
-    if (pipe(a2b) || pipe(b2a))
-        return 1;
-    pid_t child = fork();
-    int me = child == 0;
-    ucp_config_t *cfg;
-    CHECK(ucp_config_read(NULL, NULL, &cfg));
-    ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                      .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
-                                  UCP_FEATURE_TAG};
-    ucp_context_h ctx;
-    CHECK(ucp_init(&p, cfg, &ctx));
-    ucp_config_release(cfg);
-    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SERIALIZED};
-    CHECK(ucp_worker_create(ctx, &wp, &worker));
+    struct raw_pair pair = raw_pair_fork();
+    int me = pair.me, wr = pair.wr, rd = pair.rd;
+    pid_t child = pair.child;
+    ucp_context_h ctx = raw_ucx_open(UCP_FEATURE_TAG);
     ucp_address_t *addr;
     size_t alen;
     CHECK(ucp_worker_get_address(worker, &addr, &alen));
-    int wr = me ? b2a[1] : a2b[1], rd = me ? a2b[0] : b2a[0];
     if (put_all(wr, addr, alen))
         return 1;
     void *paddr = get_all(rd);

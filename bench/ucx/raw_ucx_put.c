@@ -19,77 +19,14 @@
  * counts instructions per put + flush.
  */
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <ucp/api/ucp.h>
-
-#define CHECK(x)                                                                                   \
-    do {                                                                                           \
-        ucs_status_t st_ = (x);                                                                    \
-        if (st_ != UCS_OK) {                                                                       \
-            fprintf(stderr, "%s: %s\n", #x, ucs_status_string(st_));                               \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static ucp_worker_h worker;
-
-static void wait_req(void *req)
-{
-    if (req == NULL)
-        return;
-    if (UCS_PTR_IS_ERR(req)) {
-        fprintf(stderr, "request: %s\n", ucs_status_string(UCS_PTR_STATUS(req)));
-        exit(1);
-    }
-    /* The plugin's wait: a poll that found work polls again at once, then
-     * 200 pauses, then sched_yield (which also lets UCX's async thread run:
-     * over tcp a loop that never yields waited milliseconds here). */
-    unsigned spins = 0;
-    while (ucp_request_check_status(req) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(worker))
-            continue;
-        if (++spins > 200)
-            sched_yield();
-        else
-            __builtin_ia32_pause();
-    }
-    ucp_request_free(req);
-}
-
-static int put_all(int fd, const void *p, size_t n)
-{
-    return write(fd, &n, sizeof n) == sizeof n && write(fd, p, n) == (ssize_t)n ? 0 : -1;
-}
-
-static void *get_all(int fd)
-{
-    size_t n;
-    if (read(fd, &n, sizeof n) != sizeof n)
-        exit(1);
-    char *p = malloc(n);
-    for (size_t got = 0; got < n;) {
-        ssize_t r = read(fd, p + got, n - got);
-        if (r <= 0)
-            exit(1);
-        got += (size_t)r;
-    }
-    return p;
-}
+#include "raw_ucx.h"
 
 __attribute__((noinline)) void raw_put_flush_loop(ucp_ep_h ep, uint64_t raddr, ucp_rkey_h rkey,
                                                   long n)
@@ -114,17 +51,7 @@ int main(int argc, char **argv)
     pid_t child = fork();
     int me = child == 0;
 
-    ucp_config_t *cfg;
-    CHECK(ucp_config_read(NULL, NULL, &cfg));
-    ucp_params_t p = {.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
-                      .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64,
-                      .mt_workers_shared = 1};
-    ucp_context_h ctx;
-    CHECK(ucp_init(&p, cfg, &ctx));
-    ucp_config_release(cfg);
-    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SERIALIZED};
-    CHECK(ucp_worker_create(ctx, &wp, &worker));
+    ucp_context_h ctx = raw_ucx_open(0);
     ucp_address_t *addr;
     size_t alen;
     CHECK(ucp_worker_get_address(worker, &addr, &alen));

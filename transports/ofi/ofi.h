@@ -209,16 +209,23 @@ static inline void drive(struct octx *c, unsigned *spins)
     pshm_backoff(spins);
 }
 
-/* Issue with retries while the provider's queues are full. */
-#define ISSUE(c, what, call)                                                                       \
+/* Call with retries while the provider's queues are full, running
+ * serve(&spins) (which backs off) between tries. */
+#define RETRY(what, call, serve)                                                                   \
     do {                                                                                           \
         ssize_t rc_;                                                                               \
         unsigned sp_ = 0;                                                                          \
         while (UNLIKELY((rc_ = (call)) != 0)) {                                                    \
             if (rc_ != -FI_EAGAIN)                                                                 \
                 ofi_fail(what, rc_);                                                               \
-            drive(c, &sp_);                                                                        \
+            serve;                                                                                 \
         }                                                                                          \
+    } while (0)
+
+/* Issue an operation counted by c's counter. */
+#define ISSUE(c, what, call)                                                                       \
+    do {                                                                                           \
+        RETRY(what, call, drive(c, &sp_));                                                         \
         (c)->issued++;                                                                             \
     } while (0)
 

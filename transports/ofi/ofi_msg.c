@@ -57,19 +57,15 @@ int ofi_msg_poll(void)
     return 1;
 }
 
-/* Retries while the provider's queues are full, reaping meanwhile. */
-#define POST(what, call)                                                                           \
-    do {                                                                                           \
-        ssize_t rc_;                                                                               \
-        unsigned sp_ = 0;                                                                          \
-        while (UNLIKELY((rc_ = (call)) != 0)) {                                                    \
-            if (rc_ != -FI_EAGAIN)                                                                 \
-                ofi_fail(what, rc_);                                                               \
-            poll_ep(&dflt);                                                                        \
-            reap();                                                                                \
-            pshm_backoff(&sp_);                                                                    \
-        }                                                                                          \
-    } while (0)
+/* A full queue may wait on completions nobody reads but us. */
+static void drive_msgs(unsigned *spins)
+{
+    poll_ep(&dflt);
+    reap();
+    pshm_backoff(spins);
+}
+
+#define POST(what, call) RETRY(what, call, drive_msgs(&sp_))
 
 void ofi_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done)
 {

@@ -240,9 +240,12 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.amo_nbe = ofi_amo_nbe;
     ops.req_test = ofi_req_test;
     /* Tagged messages where the provider has them (the hints ask, and do
-     * without when no provider would answer) and the core polls progress,
-     * which is where their completions are read. */
-    if (g.info->caps & FI_TAGGED) {
+     * without when no provider would answer), read by the core's polls of
+     * progress.  Not on rxd: a message longer than its inject size is a
+     * multi-packet transfer, whose segment count stays in the tx entry for
+     * a later fetching atomic (see ofi_rxd_prime; the collective suite at
+     * 5 PEs crashed in 1 run of 2). */
+    if ((g.info->caps & FI_TAGGED) && !g.rxd) {
         ops.msg_send = ofi_msg_send;
         ops.msg_recv = ofi_msg_recv;
     }

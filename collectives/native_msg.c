@@ -289,8 +289,8 @@ int pshm_msg_reduce(struct pshm_team *t, void *dest, const void *src, size_t cou
     return 0;
 }
 
-/* Block i of nbytes from member i to every member, at dest + off[i]
- * (offsets in bytes; NULL: i * nbytes), own block from src. */
+/* Member i's block of len[i] bytes to every member, at dest + off[i];
+ * this PE's own from src (which may already be there). */
 static void exchange_blocks(struct pshm_team *t, uint64_t call, char *dest, const void *src,
                             const size_t *off, const size_t *len)
 {

@@ -344,6 +344,9 @@ static inline int coll_wpe(const struct pshm_team *t, int pe) { return pshm_team
  * division costs more than the rest of a small call's bookkeeping. */
 static inline int coll_mod(int x, int n) { return x < 0 ? x + n : x >= n ? x - n : x; }
 
+/* log2 of x's lowest set bit (x > 0): a binomial tree's level. */
+static inline int coll_lowbit_log(int x) { return __builtin_ctz((unsigned)x); }
+
 static inline int coll_log2_floor(int n)
 {
     int k = 0;

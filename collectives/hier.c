@@ -233,38 +233,30 @@ int pshm_hier_reduce(struct pshm_team *t, void *dest, const void *src, size_t co
 static void leaders_exchange(struct pshm_team *t, void *dest, size_t nbytes)
 {
     struct pshm_hier *h = t->hier;
-    struct pshm_team *l = &h->leaders;
-    int n = t->n_pes, nl = l->n_pes;
-    size_t *off = malloc(2 * (size_t)nl * sizeof *off), *len = off + nl;
+    int n = t->n_pes, nl = h->leaders.n_pes, mine = h->leaders.my_pe;
+    /* Node j's blocks at off[j], len[j] bytes, in team order; at[] walks them. */
+    size_t *off = calloc(3 * (size_t)nl, sizeof *off), *len = off + nl, *at = len + nl;
     char *packed = malloc((size_t)n * nbytes + 1);
     if (!off || !packed)
         pshm_fatal("%s: out of memory for %d PEs' blocks", pshm_coll_routine, n);
-    /* Nodes' blocks in node order, each node's in team order. */
-    for (int j = 0; j < nl; j++)
-        len[j] = 0;
     for (int i = 0; i < n; i++)
         len[h->node_of[i]] += nbytes;
-    for (int j = 0, at = 0; j < nl; at += (int)len[j], j++)
-        off[j] = (size_t)at;
-    size_t *fill = calloc((size_t)nl, sizeof *fill);
-    if (!fill)
-        pshm_fatal("%s: out of memory for %d PEs' blocks", pshm_coll_routine, n);
-    int mine = l->my_pe;
+    for (int j = 1; j < nl; j++)
+        off[j] = off[j - 1] + len[j - 1];
+    memcpy(at, off, (size_t)nl * sizeof *at);
     for (int i = 0; i < n; i++)
         if (h->node_of[i] == mine) {
-            memcpy(packed + off[mine] + fill[mine], (char *)dest + (size_t)i * nbytes, nbytes);
-            fill[mine] += nbytes;
+            memcpy(packed + at[mine], (char *)dest + (size_t)i * nbytes, nbytes);
+            at[mine] += nbytes;
         }
-    pshm_msg_fcollectv(l, packed, off, len);
-    for (int j = 0; j < nl; j++)
-        fill[j] = 0;
+    pshm_msg_fcollectv(&h->leaders, packed, off, len);
+    memcpy(at, off, (size_t)nl * sizeof *at);
     for (int i = 0; i < n; i++) {
         int j = h->node_of[i];
         if (j != mine)
-            memcpy((char *)dest + (size_t)i * nbytes, packed + off[j] + fill[j], nbytes);
-        fill[j] += nbytes;
+            memcpy((char *)dest + (size_t)i * nbytes, packed + at[j], nbytes);
+        at[j] += nbytes;
     }
-    free(fill);
     free(packed);
     free(off);
 }

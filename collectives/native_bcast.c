@@ -14,7 +14,6 @@
 #include "hier.h"
 #include "native_msg.h"
 
-static inline int lowbit_log(int v) { return __builtin_ctz((unsigned)v); }
 
 /* Where this PE (relative rank vr) stands in the binomial tree of a
  * broadcast: the root copies its source into dest and sends from source;
@@ -32,7 +31,7 @@ static int bino_enter(const uint64_t *bino, uint64_t v, int vr, int n, void *des
             top <<= 1;
         return top;
     }
-    int k = lowbit_log(vr);
+    int k = coll_lowbit_log(vr);
     coll_wait(&bino[k], v);
     *from = dest;
     return 1 << k;
@@ -81,7 +80,7 @@ static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size
     int how = bcast_open(t, root, e, &prev_v);
     uint64_t need = how == PREV_CLOSED ? 0 : how == PREV_SAME_ROOT ? prev_v : v;
     if (vr) {
-        int k = lowbit_log(vr);
+        int k = coll_lowbit_log(vr);
         coll_notify(&f->bino_rdy[k], v, coll_wpe(t, coll_mod(me - (1 << k), n)));
     }
     const void *from;
@@ -89,7 +88,7 @@ static int bcast_binomial(struct pshm_team *t, void *dest, const void *src, size
     for (int m = top >> 1; m >= 1; m >>= 1) {
         if (vr + m >= n)
             continue;
-        int k = lowbit_log(m), w = coll_wpe(t, coll_mod(vr + m + root, n));
+        int k = coll_lowbit_log(m), w = coll_wpe(t, coll_mod(vr + m + root, n));
         if (need)
             coll_wait(&f->bino_rdy[k], need);
         coll_put(dest, from, nbytes, w);
@@ -128,7 +127,7 @@ static int bcast_eager(struct pshm_team *t, void *dest, const void *src, size_t 
     const void *from = src;
     int top = 1;
     if (vr) {
-        int k = lowbit_log(vr);
+        int k = coll_lowbit_log(vr);
         coll_notify(&f->bino_rdy[k], v, coll_wpe(t, coll_mod(me - (1 << k), n)));
         struct pshm_inline *in = &f->eager[k][slot];
         coll_wait(&in->flag, v);
@@ -145,7 +144,7 @@ static int bcast_eager(struct pshm_team *t, void *dest, const void *src, size_t 
     for (int m = top >> 1; m >= 1; m >>= 1) {
         if (vr + m >= n)
             continue;
-        int k = lowbit_log(m), w = coll_wpe(t, coll_mod(vr + m + root, n));
+        int k = coll_lowbit_log(m), w = coll_wpe(t, coll_mod(vr + m + root, n));
         uint64_t *seen = &t->sym->l.rdy_seen[k];
         if (need > *seen) {
             coll_wait(&f->bino_rdy[k], need);
@@ -202,7 +201,7 @@ static int bcast_scatter_allgather(struct pshm_team *t, void *dest, const void *
         block(nbytes, bs, c + cnt - 1, &l2, &h2);
         int w = coll_wpe(t, (c + root) % n);
         coll_put(d + lo, from + lo, h2 - lo, w);
-        coll_signal(&f->bino[lowbit_log(m)], v, w);
+        coll_signal(&f->bino[coll_lowbit_log(m)], v, w);
     }
     /* Ring allgather over virtual ranks: step s sends block vr - s. */
     int next = coll_wpe(t, (me + 1) % n);

@@ -157,8 +157,6 @@ int pshm_msg_barrier(struct pshm_team *t)
     return 0;
 }
 
-static int lowbit_log(int x) { return __builtin_ctz((unsigned)x); }
-
 /* The root's dest is written too (OpenSHMEM 1.5).  A PE passes each chunk
  * to its children as soon as it has it.  The root may return before the
  * others have the data, and the team is left open, as after a put-based
@@ -176,7 +174,7 @@ int pshm_msg_broadcast(struct pshm_team *t, void *dest, const void *src, size_t 
      * no better flat). */
     int top = 1;
     if (vr)
-        top = 1 << lowbit_log(vr);
+        top = 1 << coll_lowbit_log(vr);
     else
         while (top < n)
             top <<= 1;
@@ -210,30 +208,43 @@ int pshm_msg_broadcast(struct pshm_team *t, void *dest, const void *src, size_t 
     return 0;
 }
 
+/* Member i's block to every member, at dest + off[i] with len[i] bytes,
+ * or (off NULL) at dest + i * nbytes with nbytes; this PE's own from src
+ * (which may already be there). */
+static void exchange_blocks(struct pshm_team *t, uint64_t call, char *dest, const void *src,
+                            const size_t *off, const size_t *len, size_t nbytes)
+{
+    int n = t->n_pes, me = t->my_pe;
+    size_t mylen = off ? len[me] : nbytes;
+    char *mine = dest + (off ? off[me] : (size_t)me * nbytes);
+    if (mylen && mine != (const char *)src)
+        memmove(mine, src, mylen);
+    struct mq q;
+    mq_init(&q, 2 * (n - 1));
+    for (int i = 1; i < n; i++) {
+        int j = coll_mod(me - i, n);
+        mrecv(&q, t, j, call, 0, dest + (off ? off[j] : (size_t)j * nbytes), off ? len[j] : nbytes);
+    }
+    for (int i = 1; i < n; i++)
+        msend(&q, t, coll_mod(me + i, n), call, 0, mine, mylen);
+    mq_wait(&q);
+    mq_free(&q);
+}
+
 /* Every member sends its vector to every other, and each folds all of
  * them in team order: the same operations in the same order everywhere,
  * so the same bits. */
 static int reduce_direct(struct pshm_team *t, uint64_t call, void *dest, const void *src,
                          size_t count, const struct pshm_red *r)
 {
-    int n = t->n_pes, me = t->my_pe;
+    int n = t->n_pes;
     size_t bytes = count * r->esize;
     unsigned char small[1024] __attribute__((aligned(16)));
     unsigned char *all = (size_t)n * bytes <= sizeof small ? small : malloc((size_t)n * bytes);
     if (!all)
         pshm_fatal("%s: out of memory for %zu bytes of a reduction", pshm_coll_routine,
                    (size_t)n * bytes);
-    memcpy(all + (size_t)me * bytes, src, bytes);
-    struct mq q;
-    mq_init(&q, 2 * (n - 1));
-    for (int i = 1; i < n; i++) {
-        int from = coll_mod(me - i, n);
-        mrecv(&q, t, from, call, 0, all + (size_t)from * bytes, bytes);
-    }
-    for (int i = 1; i < n; i++)
-        msend(&q, t, coll_mod(me + i, n), call, 0, all + (size_t)me * bytes, bytes);
-    mq_wait(&q);
-    mq_free(&q);
+    exchange_blocks(t, call, (char *)all, src, NULL, NULL, bytes);
     memcpy(dest, all, bytes);
     for (int i = 1; i < n; i++)
         r->fn(dest, all + (size_t)i * bytes, count);
@@ -289,32 +300,11 @@ int pshm_msg_reduce(struct pshm_team *t, void *dest, const void *src, size_t cou
     return 0;
 }
 
-/* Member i's block of len[i] bytes to every member, at dest + off[i];
- * this PE's own from src (which may already be there). */
-static void exchange_blocks(struct pshm_team *t, uint64_t call, char *dest, const void *src,
-                            const size_t *off, const size_t *len)
-{
-    int n = t->n_pes, me = t->my_pe;
-    char *mine = dest + off[me];
-    if (len[me] && mine != (const char *)src)
-        memmove(mine, src, len[me]);
-    struct mq q;
-    mq_init(&q, 2 * (n - 1));
-    for (int i = 1; i < n; i++) {
-        int from = coll_mod(me - i, n);
-        mrecv(&q, t, from, call, 0, dest + off[from], len[from]);
-    }
-    for (int i = 1; i < n; i++)
-        msend(&q, t, coll_mod(me + i, n), call, 0, mine, len[me]);
-    mq_wait(&q);
-    mq_free(&q);
-}
-
 void pshm_msg_fcollectv(struct pshm_team *t, void *buf, const size_t *off, const size_t *len)
 {
     coll_enter(t);
     uint64_t call = ++t->sym->l.seq;
-    exchange_blocks(t, call, buf, (char *)buf + off[t->my_pe], off, len);
+    exchange_blocks(t, call, buf, (char *)buf + off[t->my_pe], off, len, 0);
 }
 
 static void *xmalloc(size_t n)
@@ -327,16 +317,9 @@ static void *xmalloc(size_t n)
 
 int pshm_msg_fcollect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
-    int n = t->n_pes;
     coll_enter(t);
     uint64_t call = ++t->sym->l.seq;
-    size_t *off = xmalloc(2 * (size_t)n * sizeof *off), *len = off + n;
-    for (int i = 0; i < n; i++) {
-        off[i] = (size_t)i * nbytes;
-        len[i] = nbytes;
-    }
-    exchange_blocks(t, call, dest, src, off, len);
-    free(off);
+    exchange_blocks(t, call, dest, src, NULL, NULL, nbytes);
     return 0;
 }
 
@@ -348,17 +331,15 @@ int pshm_msg_collect(struct pshm_team *t, void *dest, const void *src, size_t nb
     coll_enter(t);
     uint64_t call = ++t->sym->l.seq;
     size_t *off = xmalloc(3 * (size_t)n * sizeof *off), *len = off + n, *word = len + n;
-    for (int i = 0; i < n; i++)
-        off[i] = (size_t)i * sizeof *word, len[i] = sizeof *word;
     word[me] = nbytes;
-    exchange_blocks(t, call, (char *)word, &word[me], off, len);
+    exchange_blocks(t, call, (char *)word, &word[me], NULL, NULL, sizeof *word);
     size_t at = 0;
     for (int i = 0; i < n; i++) {
         off[i] = at;
         len[i] = word[i];
         at += word[i];
     }
-    exchange_blocks(t, ++t->sym->l.seq, dest, src, off, len);
+    exchange_blocks(t, ++t->sym->l.seq, dest, src, off, len, 0);
     free(off);
     return 0;
 }

@@ -4,24 +4,11 @@
  * core's done flag as its context.  The CQ is read by the waits that
  * call progress, never by the progress thread (see poll_ep), and only
  * while messages are outstanding. */
-#include <stdio.h>
-#include <string.h>
 #include <sys/uio.h>
 
 #include "ofi.h"
 
 static uint64_t pending; /* messages posted, not yet reaped; under dflt's lock */
-
-__attribute__((noreturn, cold)) static void msg_error(void)
-{
-    struct fi_cq_err_entry e;
-    memset(&e, 0, sizeof e);
-    char buf[300] = "";
-    if (fi_cq_readerr(dflt.cq, &e, 0) == 1)
-        snprintf(buf, sizeof buf, ": %s (%s)", fi_strerror(e.err),
-                 fi_cq_strerror(dflt.cq, e.prov_errno, e.err_data, NULL, 0));
-    g.svc->fatal("ofi transport (provider %s): a message or remote memory operation failed%s", g.prov, buf);
-}
 
 /* Sets the done flags of completed messages (dflt held).  One read
  * unless it filled the array: each is a trip through the sockets. */
@@ -37,7 +24,7 @@ static void reap(void)
             __atomic_store_n(&pending, pending - (uint64_t)n, __ATOMIC_RELAXED);
     } while (n == 16 && pending);
     if (n == -FI_EAVAIL)
-        msg_error();
+        ofi_op_error(&dflt);
     if (n < 0 && n != -FI_EAGAIN && n != -FI_EAVAIL)
         ofi_fail("fi_cq_read", n);
 }

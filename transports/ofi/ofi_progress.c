@@ -20,7 +20,8 @@ __attribute__((noreturn, cold)) void ofi_op_error(struct octx *c)
     if (fi_cq_readerr(c->cq, &e, 0) == 1)
         snprintf(buf, sizeof buf, ": %s (%s)", fi_strerror(e.err),
                  fi_cq_strerror(c->cq, e.prov_errno, e.err_data, NULL, 0));
-    g.svc->fatal("ofi transport (provider %s): a remote memory operation failed%s", g.prov, buf);
+    g.svc->fatal("ofi transport (provider %s): a remote memory operation or message failed%s",
+                 g.prov, buf);
 }
 
 /* Serve incoming traffic on the target endpoint once.  If another thread
@@ -81,22 +82,16 @@ __attribute__((noinline)) static void flush(struct octx *c)
     ofi_wait_all(c);
 }
 
-/* Nothing issued since the counter was last seen complete: no read, which
- * on tcp is a trip through the sockets (a barrier's quiet before its
- * messages). */
 void ofi_quiet(pshm_tctx t)
 {
     struct octx *c = CTX(t);
     ENTER(c);
     if (UNLIKELY(c->ndirty))
         flush(c);
-    else if (c->done == c->issued)
-        ;
     else if (fi_cntr_read(c->cntr) < c->issued)
         ofi_wait_all(c);
     else if (c == &dflt) /* that read served the target endpoint: the thread may rest */
         pshm_progress_poke(&g.pt);
-    c->done = c->issued;
     LEAVE(c);
 }
 

@@ -4,21 +4,23 @@
  * the ABI's contract as it stands. */
 #include "ucx.h"
 
-static void sent(void *req, ucs_status_t st, void *done)
+static void complete(void *req, ucs_status_t st, void *done, const char *what)
 {
     if (UNLIKELY(st != UCS_OK))
-        ucx_fail("a collective's message (ucp_tag_send_nbx)", -1, st);
+        ucx_fail(what, -1, st);
     __atomic_store_n((uint64_t *)done, 1, __ATOMIC_RELEASE);
     ucp_request_free(req);
+}
+
+static void sent(void *req, ucs_status_t st, void *done)
+{
+    complete(req, st, done, "a collective's message (ucp_tag_send_nbx)");
 }
 
 static void received(void *req, ucs_status_t st, const ucp_tag_recv_info_t *info, void *done)
 {
     (void)info;
-    if (UNLIKELY(st != UCS_OK))
-        ucx_fail("a collective's message (ucp_tag_recv_nbx)", -1, st);
-    __atomic_store_n((uint64_t *)done, 1, __ATOMIC_RELEASE);
-    ucp_request_free(req);
+    complete(req, st, done, "a collective's message (ucp_tag_recv_nbx)");
 }
 
 /* NULL: done at once (UCP calls back only for a request it returned). */

@@ -8,6 +8,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 
 import discover
 import impl
@@ -64,7 +65,8 @@ def _short(text, n=240):
 def _plot_notes(a, meta, failed):
     m, v = meta["machine"], meta["versions"]
     jobs = "1 job" if a.repeat == 1 else f"{a.repeat} jobs"
-    lines = [f"{a.np} PEs per job, {jobs} per configuration (interleaved),",
+    lines = [f"{','.join(map(str, a.nps))} PEs per job, {jobs} per configuration "
+             "(interleaved),",
              f"{a.budget_ms:g} ms per measurement; markers and bars: medians",
              f"{m['cpus']} CPUs, load average {m['load_average'][0]} at the start, "
              f"{meta['load_average_end'][0]} at the end",
@@ -74,7 +76,10 @@ def _plot_notes(a, meta, failed):
               if k != "plugshmem" and val][:4]
     lines.insert(4, (v.get("plugshmem") or "").replace("shmem_info (PlugSHMEM)", "PlugSHMEM"))
     if failed:
-        lines.append("failed: " + ", ".join(failed) + " (see the table)")
+        names = list(dict.fromkeys(name for name, _ in failed))
+        lines.append("failed: " + ", ".join(names) + " (see the table)")
+    if len(a.nps) > 1:
+        lines.append(f"point-to-point panels: {a.nps[0]} PEs")
     if meta.get("interrupted"):
         lines.append("interrupted: partial results")
     return [ln[:80] for ln in lines if ln]
@@ -158,12 +163,13 @@ def main(argv, paths, version):
     timeout = a.timeout or 120 + 4 * expected
     args = ["--budget-ms", f"{a.budget_ms:g}"] + (["--quick"] if a.quick else [])
     meta = {"tool": f"shmem_compare {version}", "command": ["shmem_compare"] + list(argv),
-            "started": _now(), "pes": a.np, "repeat": a.repeat, "quick": a.quick,
+            "started": _now(), "pes": a.nps, "repeat": a.repeat, "quick": a.quick,
             "budget_ms": a.budget_ms, "timeout_s": timeout, "machine": results.machine(),
             "versions": results.versions(shmem_info), "notes": notes}
     runs = {c.name: [] for c in configs}
-    failed = {}
-    prog = Progress(len(configs) * a.repeat, STARTUP_GUESS_S + expected, not a.quiet)
+    failed = {}     # (name, PEs) -> the Job that failed there
+    prog = Progress(len(configs) * len(a.nps) * a.repeat, 2 * STARTUP_GUESS_S + expected,
+                    not a.quiet)
     # Other implementations' programs, built once before the first job; one
     # that does not build is a failed configuration, and the rest go on.
     workdir = tempfile.mkdtemp(prefix="shmem_compare-") if any(
@@ -180,9 +186,10 @@ def main(argv, paths, version):
             log(f"{c.name}: building compare_bench with {c.oshcc}")
             programs[c.name] = impl.build(c, source, workdir)
         except RuntimeError as e:
-            job = runner.Job(status="failed", reason=str(e))
+            job = runner.Job(status="failed", reason=str(e))   # pes 0: at no count
             runs[c.name].append(job)
-            failed[c.name] = job
+            for n in a.nps:
+                failed[(c.name, n)] = job
 
     def save():
         meta["ended"] = _now()
@@ -191,34 +198,49 @@ def main(argv, paths, version):
         meta["versions"].update(results.reported_versions(runs))
         rows = summary.summarize(configs, runs)
         if a.out:
-            results.write(a.out, meta, configs, runs, rows, a.np)
+            results.write(a.out, meta, configs, runs, rows)
         return rows
 
-    for rep in range(1, a.repeat + 1):
-        for c in configs:
-            if stop:
+    def one_job(c, np):
+        """The point-to-point half, then the collectives in a launch of
+        their own (usage.MANUAL says why), as one Job."""
+        env = dict(c.env)
+        if c.transport in VERBOSE:
+            env[VERBOSE[c.transport]] = "1"
+        job, t0 = runner.Job(pes=np), time.monotonic()
+        for half in ("p2p", "coll"):
+            cmd = (impl.command(c, programs[c.name], np, args + ["--only", half])
+                   if c.variant == "impl" else [oshrun, "-n", str(np), bench, "--only", half] + args)
+            done = len(job.samples)
+            part = runner.run(cmd, env, max(1.0, timeout - (time.monotonic() - t0)),
+                              lambda j, b, n: prog.point(b, n, done + len(j.samples),
+                                                         POINTS[a.quick]),
+                              lambda: bool(stop), limit=timeout)
+            runner.merge(job, part)
+            if part.status != "ok":
                 break
-            if c.name in failed:
-                prog.done += 1      # not repeated: counts as done for the ETA
-                continue
-            env = dict(c.env)
-            if c.transport in VERBOSE:
-                env[VERBOSE[c.transport]] = "1"
-            prog.start_job(f"{c.name} run {rep}/{a.repeat}")
-            cmd = (impl.command(c, programs[c.name], a.np, args) if c.variant == "impl"
-                   else [oshrun, "-n", str(a.np), bench] + args)
-            job = runner.run(cmd, env, timeout,
-                             lambda j, b, n: prog.point(b, n, len(j.samples), j.points),
-                             lambda: bool(stop))
-            if job.header.get("transport") not in (None, c.transport):
-                job.status = "failed"
-                job.reason = f"ran on transport {job.header['transport']}, not {c.transport}"
-                job.samples = []     # they belong to no column
-            runs[c.name].append(job)
-            if job.status not in ("ok", "interrupted"):
-                failed[c.name] = job
-            prog.end_job(job.status, job.reason)
-            save()
+        if job.header.get("transport") not in (None, c.transport):
+            job.status = "failed"
+            job.reason = f"ran on transport {job.header['transport']}, not {c.transport}"
+            job.samples = []     # they belong to no column
+        return job
+
+    many = len(a.nps) > 1
+    for rep in range(1, a.repeat + 1):
+        for np in a.nps:
+            for c in configs:
+                if stop:
+                    break
+                if (c.name, np) in failed:
+                    prog.done += 1      # not repeated: counts as done for the ETA
+                    continue
+                prog.start_job(f"{c.name}{f' at {np} PEs' if many else ''} run {rep}/{a.repeat}")
+                job = one_job(c, np)
+                runs[c.name].append(job)
+                if job.status not in ("ok", "interrupted"):
+                    failed[(c.name, np)] = job
+                prog.end_job(job.status, job.reason)
+                save()
     for s, h in old.items():
         signal.signal(s, h)
     if workdir:
@@ -229,14 +251,19 @@ def main(argv, paths, version):
     sys.stdout.write(summary.markdown(rows, configs, runs))
     if failed:
         print("\nFailed configurations:")
-        for name, job in failed.items():
-            print(f"- {name}: {job.status}: {_short(job.reason)}")
+        said = set()
+        for (name, np), job in failed.items():
+            if id(job) in said:     # one that failed to build, at every count
+                continue
+            said.add(id(job))
+            at = f" at {np} PEs" if many and job.pes else ""
+            print(f"- {name}{at}: {job.status}: {_short(job.reason)}")
     if notes:
         print("\nLeft out:")
         for n in notes:
             print(f"- {n}")
     load = meta["machine"]["load_average"]
-    print(f"\n{a.np} PEs, {a.repeat} repeats, {a.budget_ms:g} ms per measurement; "
+    print(f"\n{','.join(map(str, a.nps))} PEs, {a.repeat} repeats, {a.budget_ms:g} ms per measurement; "
           f"{meta['machine']['cpus']} CPUs, load average {load[0]} at the start, "
           f"{meta['load_average_end'][0]} at the end.")
     if a.out:
@@ -247,7 +274,7 @@ def main(argv, paths, version):
         try:
             what = ("PlugSHMEM transports and other implementations"
                     if any(c.variant == "impl" for c in configs) else "PlugSHMEM transports")
-            title = (f"{what}, {a.np} PEs on {meta['machine']['hostname']} "
+            title = (f"{what}, {','.join(map(str, a.nps))} PEs on {meta['machine']['hostname']} "
                      f"(median of {a.repeat}; whiskers: range)")
             plotfile.write(plot, svgplot.figure(rows, shown, title, _plot_notes(a, meta, failed)))
             log(f"shmem_compare: wrote {plot}")

@@ -13,8 +13,8 @@ import subprocess
 
 SAMPLE_COLUMNS = ["config", "transport", "detail", "variant", "pes", "repeat", "bench", "bytes",
                   "value", "unit", "iterations", "seconds"]
-SUMMARY_COLUMNS = ["bench", "bytes", "unit", "lower_is_better", "config", "median", "min", "max",
-                   "samples", "spread_pct", "best"]
+SUMMARY_COLUMNS = ["bench", "bytes", "pes", "unit", "lower_is_better", "config", "median", "min",
+                   "max", "samples", "spread_pct", "best"]
 
 
 def _first(path, pattern):
@@ -66,27 +66,35 @@ def versions(shmem_info):
     return v
 
 
-def _sample_rows(configs, runs, npes):
+def _repeats(jobs):
+    """Each job's repeat number: its place among the jobs of its PE count."""
+    seen = {}
+    for job in jobs:
+        seen[job.pes] = seen.get(job.pes, 0) + 1
+        yield seen[job.pes], job
+
+
+def _sample_rows(configs, runs):
     for c in configs:
-        for rep, job in enumerate(runs.get(c.name, []), 1):
+        for rep, job in _repeats(runs.get(c.name, [])):
             for bench, nbytes, value, unit, iters, secs in job.samples:
-                yield [c.name, c.transport, c.detail, c.variant, npes, rep, bench, nbytes, value,
-                       unit, iters, secs]
+                yield [c.name, c.transport, c.detail, c.variant, job.pes, rep, bench, nbytes,
+                       value, unit, iters, secs]
 
 
-def write(out_dir, meta, configs, runs, rows, npes):
+def write(out_dir, meta, configs, runs, rows):
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "samples.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(SAMPLE_COLUMNS)
-        w.writerows(_sample_rows(configs, runs, npes))
+        w.writerows(_sample_rows(configs, runs))
     with open(os.path.join(out_dir, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(SUMMARY_COLUMNS)
         for r in rows:
             for name, v in r["values"].items():
                 sp = "" if v["spread_pct"] is None else f"{v['spread_pct']:.2f}"
-                w.writerow([r["bench"], r["bytes"], r["unit"], int(r["lower_better"]), name,
+                w.writerow([r["bench"], r["bytes"], r["pes"], r["unit"], int(r["lower_better"]), name,
                             v["median"], v["min"], v["max"], v["n"], sp, int(r["best"] == name)])
     doc = dict(meta)
     doc["configurations"] = []
@@ -101,11 +109,11 @@ def write(out_dir, meta, configs, runs, rows, npes):
             "status": _status(jobs),
             "reason": next((j.reason for j in jobs if j.status != "ok"), ""),
             "transport_info": info,
-            "runs": [{"repeat": i + 1, "status": j.status, "reason": j.reason,
+            "runs": [{"pes": j.pes, "repeat": i, "status": j.status, "reason": j.reason,
                       "seconds": round(j.seconds, 3), "header": j.header,
                       "samples": [dict(zip(["bench", "bytes", "value", "unit", "iterations",
                                             "seconds"], s)) for s in j.samples]}
-                     for i, j in enumerate(jobs)],
+                     for i, j in _repeats(jobs)],
         })
     doc["summary"] = rows
     path = os.path.join(out_dir, "results.json")

@@ -24,6 +24,21 @@ class Job:
     info: list = field(default_factory=list)      # the plugin's verbose lines
     seconds: float = 0.0
     points: int = 0
+    pes: int = 0
+
+
+def merge(job, part):
+    """Appends a later launch of the same job (the collectives half)."""
+    job.samples += part.samples
+    job.info += [i for i in part.info if i not in job.info]
+    job.seconds += part.seconds
+    job.points += part.points
+    if part.header and not job.header:
+        job.header = dict(part.header)
+    elif part.header:
+        job.header["points"] = str(job.points)
+    if job.status == "ok" and part.status != "ok":
+        job.status, job.reason = part.status, part.reason
 
 
 def _reason(err_lines, rc):
@@ -46,10 +61,12 @@ def _parse_header(line):
     return h
 
 
-def run(cmd, env, timeout, on_point, stop):
+def run(cmd, env, timeout, on_point, stop, limit=None):
     """Runs cmd; on_point(job, bench, bytes) after each result row.
-    stop() returning true ends the job as interrupted."""
+    stop() returning true ends the job as interrupted.  limit: the time
+    limit to name when it is outrun (default: timeout)."""
     job = Job()
+    limit = timeout if limit is None else limit
     full_env = dict(os.environ)
     full_env.update(env)
     t0 = time.monotonic()
@@ -115,7 +132,7 @@ def run(cmd, env, timeout, on_point, stop):
         job.status = ended
         last = job.samples[-1][:2] if job.samples else None
         where = f" after {last[0]} {last[1]} B" if last else " before the first result"
-        job.reason = (f"the job outran its time limit of {timeout:.0f} s{where} (--timeout)"
+        job.reason = (f"the job outran its time limit of {limit:.0f} s{where} (--timeout)"
                       if ended == "timeout"
                       else f"stopped by the user{where}")
     try:
@@ -124,7 +141,7 @@ def run(cmd, env, timeout, on_point, stop):
         _terminate(p)
         rc = p.wait()
         ended, job.status = "timeout", "timeout"
-        job.reason = f"the job outran its time limit of {timeout:.0f} s at its end (--timeout)"
+        job.reason = f"the job outran its time limit of {limit:.0f} s at its end (--timeout)"
     for f in bufs:
         f.close()
     job.seconds = time.monotonic() - t0

@@ -37,22 +37,22 @@ def fmt(v):
 
 
 def summarize(configs, runs):
-    """runs: {config name: [Job, ...]}.  One row per (bench, bytes) in the
-    benchmark's order: {bench, bytes, unit, label, lower_better,
+    """runs: {config name: [Job, ...]}.  One row per (bench, bytes, PEs) in
+    the benchmark's order: {bench, bytes, pes, unit, label, lower_better,
     values: {config: {median, min, max, n, spread_pct}}, best}."""
     order, rows = [], {}
     for c in configs:
         for job in runs.get(c.name, []):
             for bench, nbytes, value, unit, _, _ in job.samples:
-                key = (bench, nbytes)
+                key = (bench, nbytes, job.pes)
                 if key not in rows:
                     order.append(key)
                     label, lower = BENCHES.get(bench, (bench, True))
-                    rows[key] = {"bench": bench, "bytes": nbytes, "unit": unit, "label": label,
-                                 "lower_better": lower, "samples": {}}
+                    rows[key] = {"bench": bench, "bytes": nbytes, "pes": job.pes, "unit": unit,
+                                 "label": label, "lower_better": lower, "samples": {}}
                 rows[key]["samples"].setdefault(c.name, []).append(value)
     bench_rank = {b: i for i, b in enumerate(BENCHES)}
-    order.sort(key=lambda k: (bench_rank.get(k[0], len(bench_rank)), k[1]))
+    order.sort(key=lambda k: (bench_rank.get(k[0], len(bench_rank)), k[1], k[2]))
     out = []
     for key in order:
         r = rows[key]
@@ -76,8 +76,11 @@ def markdown(rows, configs, runs):
     cols = [c.name for c in configs if any(j.samples for j in runs.get(c.name, []))]
     if not rows or not cols:
         return "(no results)\n"
-    lines = ["| benchmark | size | unit | " + " | ".join(cols) + " |",
-             "| --- | --- | --- | " + " | ".join("---:" for _ in cols) + " |"]
+    # A PEs column only when the run had several counts (-n 2,4,8).
+    many = len({r["pes"] for r in rows}) > 1
+    pes_head, pes_rule = ("PEs | ", "---: | ") if many else ("", "")
+    lines = ["| benchmark | size | " + pes_head + "unit | " + " | ".join(cols) + " |",
+             "| --- | --- | " + pes_rule + "--- | " + " | ".join("---:" for _ in cols) + " |"]
     for r in rows:
         cells = []
         for c in cols:
@@ -92,7 +95,9 @@ def markdown(rows, configs, runs):
                 s += f" ±{v['spread_pct']:.0f}%"
             cells.append(s)
         unit = r["unit"] + (" ↓" if r["lower_better"] else " ↑")
-        lines.append(f"| {r['label']} | {size_label(r['bytes'])} | {unit} | " + " | ".join(cells) + " |")
+        pes = f"{r['pes']} | " if many else ""
+        lines.append(f"| {r['label']} | {size_label(r['bytes'])} | {pes}{unit} | "
+                     + " | ".join(cells) + " |")
     lines.append("")
     lines.append("Median of the repeats; ±: half their range, in percent of the median; "
                  "bold: the best of the row; ↓ lower is better, ↑ higher is better.")

@@ -1,6 +1,7 @@
 """The --plot figure as SVG, written by hand so that plotting needs no
 package: latency and bandwidth against message size (log-log, one line per
-configuration) and bar charts of atomics, message rate and collectives.
+configuration), bar charts of atomics, message rate and collectives, and
+with several PE counts the collectives' latency against PEs.
 Each marker or bar shows the median; the whisker spans the repeats."""
 
 import math
@@ -93,31 +94,39 @@ def _extent(rows, configs):
     return (min(vals), max(vals)) if vals else (1, 10)
 
 
-def line_panel(svg, x0, y0, rows, configs, title, ylabel):
-    """rows of one bench by size; x: size (log), y: value (log)."""
-    sizes = sorted({r["bytes"] for r in rows})
+# A line panel's x axis: the rows' key, its tick labels and its title.
+BY_SIZE = ("bytes", lambda s: size_label(s).replace(" ", "\u00a0"),
+           "message size (bytes, log scale)", "series")
+BY_PES = ("pes", str, "PEs (log scale)", "scaling")
+
+
+def line_panel(svg, x0, y0, rows, configs, title, ylabel, x=BY_SIZE):
+    """rows of one bench by size (or of one bench and size by PE count);
+    x: size or PEs (log), y: value (log)."""
+    key, tick, xlabel, cls = x
+    sizes = sorted({r[key] for r in rows})
     lo, hi = _extent(rows, configs)
     top, bottom = y0 + MARGIN_T, y0 + PANEL_H - MARGIN_B
     yaxis = LogAxis(lo, hi, bottom, top)
     left, top, right, bottom = _frame(svg, x0, y0, title, ylabel, yaxis)
     xaxis = LogAxis(min(sizes), max(sizes), left + 14, right - 14, exact=True)
     for s in sizes:
-        x = xaxis(s)
-        svg.line(x, top, x, bottom, "#eee")
-        svg.text(x, bottom + 16, size_label(s).replace(" ", "\u00a0"), 11, "middle")
-    svg.text((left + right) / 2, bottom + 38, "message size (bytes, log scale)", 12, "middle")
+        px = xaxis(s)
+        svg.line(px, top, px, bottom, "#eee")
+        svg.text(px, bottom + 16, tick(s), 11, "middle")
+    svg.text((left + right) / 2, bottom + 38, xlabel, 12, "middle")
     for i, c in enumerate(configs):
         color, dash = _style(i)
-        pts = [(xaxis(r["bytes"]), r["values"][c]) for r in rows if c in r["values"]]
+        pts = [(xaxis(r[key]), r["values"][c]) for r in rows if c in r["values"]]
         if not pts:
             continue
         d = f' stroke-dasharray="{dash}"' if dash else ""
-        poly = " ".join(f"{x:.1f},{yaxis(v['median']):.1f}" for x, v in pts)
-        svg.add(f'<polyline class="series" data-config="{escape(c)}" points="{poly}" '
+        poly = " ".join(f"{px:.1f},{yaxis(v['median']):.1f}" for px, v in pts)
+        svg.add(f'<polyline class="{cls}" data-config="{escape(c)}" points="{poly}" '
                 f'fill="none" stroke="{color}" stroke-width="2"{d}/>')
-        for x, v in pts:
-            svg.line(x, yaxis(v["min"]), x, yaxis(v["max"]), color, 1)
-            svg.add(f'<circle cx="{x:.1f}" cy="{yaxis(v["median"]):.1f}" r="3" fill="{color}"/>')
+        for px, v in pts:
+            svg.line(px, yaxis(v["min"]), px, yaxis(v["max"]), color, 1)
+            svg.add(f'<circle cx="{px:.1f}" cy="{yaxis(v["median"]):.1f}" r="3" fill="{color}"/>')
 
 
 def bar_panel(svg, x0, y0, groups, configs, title, ylabel, width=PANEL_W):
@@ -165,10 +174,15 @@ def _notes(svg, x0, y0, lines):
 
 def figure(rows, configs, title, notes=()):
     """The whole figure as SVG text; configs: names, in column order;
-    notes: short lines on how the numbers were taken."""
-    by = {}
+    notes: short lines on how the numbers were taken.  With several PE
+    counts, the point-to-point panels show the smallest, and the
+    collectives are drawn against PEs, one panel per operation and size."""
+    counts = sorted({r["pes"] for r in rows})
+    by, scaling = {}, {}
     for r in rows:
-        by.setdefault(r["bench"], []).append(r)
+        if r["pes"] == counts[0]:
+            by.setdefault(r["bench"], []).append(r)
+        scaling.setdefault((r["bench"], r["bytes"]), []).append(r)
     panels = []
     for bench, ttl, yl in (("put", "put + quiet latency", "microseconds (log)"),
                            ("get", "get latency", "microseconds (log)"),
@@ -187,8 +201,11 @@ def figure(rows, configs, title, notes=()):
                    ("alltoall", "alltoall")):
         for r in by.get(b, []):
             coll.append((lbl + (f" {size_label(r['bytes'])}" if r["bytes"] else ""), r))
-    if coll:
+    if coll and len(counts) == 1:
         panels.append(("bar", coll, "collectives latency (slowest PE)", "microseconds (log)"))
+    for lbl, r in coll if len(counts) > 1 else ():
+        panels.append(("pes", scaling[(r["bench"], r["bytes"])],
+                       f"{lbl} latency by PEs (slowest PE)", "microseconds (log)"))
     width = 2 * PANEL_W + 20
     # Panels two a row; the collectives (many groups of bars) take a row.
     places, free, col, rowi = [], [], 0, 0
@@ -215,6 +232,8 @@ def figure(rows, configs, title, notes=()):
         x0, y0 = 10 + c * (PANEL_W + 10), head + r * PANEL_H
         if kind == "line":
             line_panel(svg, x0, y0, data, configs, ttl, yl)
+        elif kind == "pes":
+            line_panel(svg, x0, y0, data, configs, ttl, yl, BY_PES)
         else:
             bar_panel(svg, x0, y0, data, configs, ttl, yl, 2 * PANEL_W + 10 if wide else PANEL_W)
     if notes:

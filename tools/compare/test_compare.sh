@@ -79,6 +79,23 @@ if [ -n "$failed" ]; then
     && ok "$failed reported with its reason" || bad "$failed's reason: $(grep -A3 Failed "$work/table.md")"
 fi
 
+# Scaling (-n 2,3): every configuration at each count, a PEs column in
+# the table and the summary, each run's count in results.json, and the
+# collectives drawn against PEs.
+"$sc" -n 3,2 --quick --repeat 1 --configs shm,shm-nobypass --out "$work/scale" \
+  --plot "$work/scale/plot.svg" -q >"$work/scale.md" 2>&1; rc=$?
+[ $rc = 0 ] && ok "-n 3,2: exit status 0" || { bad "-n 3,2: rc $rc"; cat "$work/scale.md"; }
+$check results "$work/scale" --configs shm,shm-nobypass --repeat 1 --points 22 --pes 2,3 \
+  && ok "-n 3,2: the files give each count" || bad "-n 3,2: results files"
+$check table "$work/scale.md" --configs shm,shm-nobypass --pes 2,3 \
+  && grep -q '^| barrier_all latency |  | 3 | us ↓ |' "$work/scale.md" \
+  && ok "-n 3,2: a PEs column" || { bad "-n 3,2: table"; cat "$work/scale.md"; }
+$check plot "$work/scale/plot.svg" --configs shm,shm-nobypass --pes 2,3 \
+  && ok "-n 3,2: collectives against PEs in the plot" || bad "-n 3,2: plot"
+out=$("$sc" -n 2,x --list 2>&1); rc=$?
+[ $rc = 2 ] && grep -q -- "-n '2,x': use a PE count or a comma-separated list" <<<"$out" \
+  && ok "-n 2,x refused" || bad "-n 2,x: rc $rc: $out"
+
 # Ctrl-C: after the first job's results are written, the second job is
 # stopped and the run reports what it has.
 png=$work/int/plot.svg; command -v rsvg-convert >/dev/null && png=$work/int/plot.png

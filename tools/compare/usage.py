@@ -7,7 +7,7 @@ NAME
     shmem_compare - compare PlugSHMEM's transports on the standard benchmarks
 
 SYNOPSIS
-    shmem_compare [-n N] [--transports LIST] [--configs PATTERNS]
+    shmem_compare [-n N[,N...]] [--transports LIST] [--configs PATTERNS]
                   [--variants LIST] [--repeat R] [--quick] [--budget-ms MS]
                   [--timeout S] [--out DIR] [--plot FILE.svg|FILE.png]
                   [--impl NAME=OSHCC,LAUNCHER]... [--list] [-q]
@@ -24,15 +24,19 @@ DESCRIPTION
     emulated nodes (SHMEM_EMULATE_NODES=2: load/store within a node, the
     transport between them).
 
-    It runs one job per configuration and repeat, all with the same program
-    (oshrun -n N compare_bench): put + quiet and get latency by message
+    It runs one job per configuration, PE count and repeat, all with the
+    same program (oshrun -n N compare_bench): put + quiet and get latency by message
     size (8 B to 1 MiB), fetch-add and compare-swap latency, 8-byte put_nbi
     message rate, put_nbi bandwidth by size, and the latency of barrier_all,
     broadcast, sum reduction and alltoall (8 B to 32 KiB; the slowest PE's
-    time).  Every measurement runs for a time budget (--budget-ms), not a
-    count, so slow configurations finish in predictable time.  Repeats are
-    interleaved (every configuration once, then again), so that a change in
-    the machine's load falls on all of them alike.
+    time).  A job is two launches, the point-to-point half and then the
+    collectives, so that every PE starts the collectives fresh (PEs that
+    slept through the point-to-point half made the collectives at 16
+    PEs look many times slower than they are).  Every measurement runs for a time
+    budget (--budget-ms), not a count, so slow configurations finish in
+    predictable time.  Repeats are interleaved (every configuration and PE
+    count once, then again), so that a change in the machine's load falls
+    on all of them alike.
 
     The table on standard output has one row per benchmark and size and one
     column per configuration: the median of the repeats, +-half their range
@@ -47,9 +51,15 @@ DESCRIPTION
     cleanly and writes what was measured so far.
 
 OPTIONS
-    -n N, --np N
+    -n N[,N...], --np N[,N...]
         PEs per job (2 or more; default 2).  PE 0 and PE 1 run the
-        point-to-point benchmarks, every PE the collectives.
+        point-to-point benchmarks, every PE the collectives.  A list
+        (e.g. 2,4,8) runs every configuration at each count: the table
+        gets a PEs column, the CSV files and results.json give each
+        sample's and each median's PE count, and the plot adds the
+        collectives' time against PEs.  The configurations are those found
+        for the largest count (two emulated nodes from 4 PEs), and each
+        runs at every count.
     --transports LIST
         Comma-separated plugins to compare (default: every one installed),
         e.g. ofi,ucx.
@@ -122,6 +132,7 @@ EXAMPLES
     shmem_compare -n 2
     shmem_compare -n 4 --transports ofi,ucx --out results/ --plot results/latency.svg
     shmem_compare --quick --configs shm,ofi-tcp-rxm
+    shmem_compare -n 2,4,8 --quick --out scaling/ --plot scaling/plot.svg
     shmem_compare --list
 """
 
@@ -133,7 +144,7 @@ class Parser(argparse.ArgumentParser):
 
 def parse(argv):
     p = Parser(prog="shmem_compare", add_help=False)
-    p.add_argument("-n", "--np", "-np", type=int, default=2)
+    p.add_argument("-n", "--np", "-np", default="2")
     p.add_argument("--transports", default="")
     p.add_argument("--configs", default="")
     p.add_argument("--variants", default="")
@@ -151,8 +162,14 @@ def parse(argv):
     a = p.parse_args(argv)
     if a.help or a.version:
         return a
-    if a.np < 2 or a.np > 4096:
-        p.error(f"-n {a.np}: the benchmarks need 2 to 4096 PEs")
+    try:
+        a.nps = sorted({int(x) for x in a.np.split(",")})
+    except ValueError:
+        p.error(f"-n '{a.np}': use a PE count or a comma-separated list of them, e.g. 2,4,8")
+    bad = [n for n in a.nps if n < 2 or n > 4096]
+    if bad:
+        p.error(f"-n {bad[0]}: the benchmarks need 2 to 4096 PEs")
+    a.np = a.nps[-1]      # the configurations are those of the largest count
     if a.repeat is not None and not 1 <= a.repeat <= 1000:
         p.error(f"--repeat {a.repeat}: use 1 to 1000")
     if a.budget_ms is not None and not 1 <= a.budget_ms <= 60000:

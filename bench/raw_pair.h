@@ -1,6 +1,6 @@
 /* What the raw two-process baselines (bench/ofi/raw_ofi_*, bench/ucx/raw_ucx_*)
- * share: a clock, and sending a blob to the forked peer over a pipe (their
- * out-of-band exchange of addresses and keys). */
+ * share: a clock, sending a blob to the forked peer over a pipe (their
+ * out-of-band exchange of addresses and keys), and the message timings. */
 #ifndef PSHM_BENCH_RAW_PAIR_H
 #define PSHM_BENCH_RAW_PAIR_H
 
@@ -55,6 +55,22 @@ static inline struct raw_pair raw_pair_fork(void)
     p.wr = p.me ? b2a[1] : a2b[1];
     p.rd = p.me ? a2b[0] : b2a[0];
     return p;
+}
+
+/* The message baselines' two timings, in us: an 8-byte exchange (both send,
+ * both receive) per iteration, and half a ping-pong's round trip; each
+ * loop runs a tenth of iters first to warm up (connections). */
+static inline void raw_pair_time_msgs(void (*exchange)(long), void (*pingpong)(long, int),
+                                      long iters, int me, double *ex, double *pp)
+{
+    exchange(iters / 10);
+    double t0 = now();
+    exchange(iters);
+    *ex = (now() - t0) / (double)iters * 1e6;
+    pingpong(iters / 10, me);
+    t0 = now();
+    pingpong(iters, me);
+    *pp = (now() - t0) / (double)iters * 1e6 / 2;
 }
 
 #endif

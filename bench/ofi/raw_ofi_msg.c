@@ -114,14 +114,8 @@ int main(int argc, char **argv)
         fi_av_insert(av, addr[1], 1, &fa[1], 0, NULL) != 1)
         return 1;
     peer = fa[!me];
-    exchange_loop(iters / 10); /* warm up (connection) */
-    double t0 = now();
-    exchange_loop(iters);
-    double ex = (now() - t0) / (double)iters * 1e6;
-    pingpong_loop(iters / 10, me);
-    t0 = now();
-    pingpong_loop(iters, me);
-    double pp = (now() - t0) / (double)iters * 1e6 / 2;
+    double ex, pp;
+    raw_pair_time_msgs(exchange_loop, pingpong_loop, iters, me, &ex, &pp);
     if (me == 0)
         printf("raw %-10s exchange8 %8.3f us   pingpong8 (one way) %8.3f us\n",
                info->fabric_attr->prov_name, ex, pp);

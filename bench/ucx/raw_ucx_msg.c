@@ -69,14 +69,8 @@ int main(int argc, char **argv)
     void *paddr = get_all(rd);
     ucp_ep_params_t epp = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = paddr};
     CHECK(ucp_ep_create(worker, &epp, &ep));
-    exchange_loop(iters / 10); /* warm up (connection) */
-    double t0 = now();
-    exchange_loop(iters);
-    double ex = (now() - t0) / (double)iters * 1e6;
-    pingpong_loop(iters / 10, me);
-    t0 = now();
-    pingpong_loop(iters, me);
-    double pp = (now() - t0) / (double)iters * 1e6 / 2;
+    double ex, pp;
+    raw_pair_time_msgs(exchange_loop, pingpong_loop, iters, me, &ex, &pp);
     if (me == 0) {
         const char *tls = getenv("UCX_TLS");
         printf("raw ucx %-10s exchange8 %8.3f us   pingpong8 (one way) %8.3f us\n",

@@ -70,26 +70,14 @@ expect_files() {
     fi
 }
 L=$libdir
-sdk=/usr/share/plugshmem/sdk
-expect_files "$name" /usr/bin/oshrun /usr/bin/shmem_info "$L/libplugshmem.so.0" \
-    "$L/libplugshmem.so.0.1.0" "$L/plugshmem/transport-shm.so"
-expect_files "$name-devel" /usr/bin/oshcc /usr/bin/oshc++ /usr/include/shmem.h \
-    /usr/include/pshmem.h /usr/include/shmemx.h /usr/include/plugshmem/transport.h \
-    "$L/libplugshmem.so" "$L/pkgconfig/plugshmem.pc" \
-    /usr/bin/plugshmem-transport-check "$libexec/plugshmem/suite_api" \
-    $sdk/writing-a-transport.md $sdk/examples/transport-loopback/loopback.c \
-    $sdk/examples/transport-loopback/loopback.cpp $sdk/common/progress_thread.c \
-    $sdk/common/progress_thread.h $sdk/common/lock.h $sdk/common/cpu_relax.h \
-    $sdk/common/backoff.h
-for t in ofi ucx; do
-    expect_files "$name-transport-$t" "$L/plugshmem/transport-$t.so"
+LIBEXEC=$libexec
+. "$root/tests/packaging/package_files.sh"
+expect_files "$name" $(package_files core)
+expect_files "$name-devel" $(package_files devel)
+for t in ofi ucx mpi; do
+    expect_files "$name-transport-$t" $(package_files transport-$t)
 done
-expect_files "$name-transport-mpi" "$L/plugshmem/transport-mpi.so" "$L/plugshmem/coll-mpi.so"
-cmp=/usr/share/plugshmem/compare
-expect_files "$name-compare" /usr/bin/shmem_compare "$libexec/plugshmem/compare_bench" \
-    $(awk '/^compare_modules = \[/, /\]/' "$root/tools/compare/meson.build" |
-        grep -o "[a-z_]*\.py" | sed "s|^|$cmp/|") \
-    "$cmp/compare_bench.c"
+expect_files "$name-compare" $(package_files compare)
 
 # Manual pages: oshrun's and shmem_info's with the core, shmem_compare's
 # with it, the others with -devel.

@@ -102,29 +102,14 @@ expect_files() {
     fi
 }
 L=/usr/lib/$ma
-expect_files libplugshmem0 /usr/bin/oshrun /usr/bin/shmem_info "$L/libplugshmem.so.0" \
-    "$L/libplugshmem.so.0.1.0" "$L/plugshmem/transport-shm.so"
-sdk=/usr/share/plugshmem/sdk
-expect_files libplugshmem-dev /usr/bin/oshcc /usr/bin/oshc++ /usr/include/shmem.h \
-    /usr/include/pshmem.h /usr/include/shmemx.h /usr/include/plugshmem/transport.h \
-    "$L/libplugshmem.so" "$L/pkgconfig/plugshmem.pc" \
-    /usr/bin/plugshmem-transport-check /usr/libexec/plugshmem/suite_api \
-    $sdk/writing-a-transport.md $sdk/examples/transport-loopback/loopback.c \
-    $sdk/examples/transport-loopback/loopback.cpp $sdk/common/progress_thread.c \
-    $sdk/common/progress_thread.h $sdk/common/lock.h $sdk/common/cpu_relax.h \
-    $sdk/common/backoff.h
-for t in ofi ucx; do
-    expect_files "plugshmem-transport-$t" "$L/plugshmem/transport-$t.so"
+LIBEXEC=/usr/libexec
+. "$root/tests/packaging/package_files.sh"
+expect_files libplugshmem0 $(package_files core)
+expect_files libplugshmem-dev $(package_files devel)
+for t in ofi ucx mpi; do
+    expect_files "plugshmem-transport-$t" $(package_files transport-$t)
 done
-# The MPI collectives component comes with the mpi transport where the
-# tree builds it (branch mpicoll).
-mpi_files=("$L/plugshmem/transport-mpi.so")
-[ -f "$root/collectives/mpi/meson.build" ] && mpi_files+=("$L/plugshmem/coll-mpi.so")
-expect_files plugshmem-transport-mpi "${mpi_files[@]}"
-expect_files plugshmem-compare /usr/bin/shmem_compare /usr/libexec/plugshmem/compare_bench \
-    /usr/share/plugshmem/compare/compare_bench.c \
-    $(awk '/^compare_modules = \[/, /\]/' "$root/tools/compare/meson.build" |
-        grep -o "[a-z_]*\.py" | sed 's|^|/usr/share/plugshmem/compare/|')
+expect_files plugshmem-compare $(package_files compare)
 # Each package's pages, "package page" per line.
 pages=$(for p in "${pkgs[@]}"; do files "$p" | grep '^/usr/share/man/' | sed "s|^|$p |"; done)
 misplaced=$(grep -Ev '^(libplugshmem0 .*/man1/(oshrun|shmem_info)|plugshmem-compare .*/man1/shmem_compare|libplugshmem-dev .*/man[13]/[^/]*)\.[13]\.gz$' <<<"$pages")

@@ -152,6 +152,23 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+/* A nap in the transport: it ends on traffic for this PE, or by its
+ * bound, which grows while naps end by it. */
+static void block(struct pshm_wait *w)
+{
+    if (!w->nap_us)
+        w->nap_us = FIRST_NAP_US < pshm_cfg.wait_sleep_us ? FIRST_NAP_US : pshm_cfg.wait_sleep_us;
+    int woken = pshm_g.tp->block(w->nap_us);
+    __atomic_fetch_add(&stat_naps, 1, __ATOMIC_RELAXED);
+    if (woken) {
+        __atomic_fetch_add(&stat_naps_woken, 1, __ATOMIC_RELAXED);
+    } else {
+        w->nap_us *= 2;
+        if (w->nap_us > pshm_cfg.wait_sleep_us)
+            w->nap_us = pshm_cfg.wait_sleep_us;
+    }
+}
+
 void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
 {
     if (pshm_g.tp_progress)
@@ -174,11 +191,12 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
          * only once that has lasted YIELD_NS. */
         /* A transport that needs this PE's progress (ofi, ucx, mpi) must
          * be polled, and nothing would wake a futex for its traffic: the
-         * PE keeps yielding.  Sleeping there took udp;ofi_rxd into a hang
-         * (a peer's quiet waiting for acknowledgements of this PE's
-         * naps).  A plugin's blocking wait (ABI 2.1 wait_local) is the
-         * way to sleep over a network. */
-        if (!pshm_cfg.wait_sleep_us || !pshm_g.sleep_at || pshm_g.tp_progress) {
+         * PE keeps yielding, or blocks in the transport if it can (ABI
+         * 2.6 block).  Sleeping outside the transport took udp;ofi_rxd
+         * into a hang (a peer's quiet waiting for acknowledgements of
+         * this PE's naps). */
+        int in_tp = pshm_g.tp_progress;
+        if (!pshm_cfg.wait_sleep_us || !pshm_g.sleep_at || (in_tp && !pshm_g.tp->block)) {
             sched_yield();
             return;
         }
@@ -187,6 +205,10 @@ void pshm_wait_step(struct pshm_wait *w, const void *addr, size_t n)
             w->yield_until = t + YIELD_NS;
         if (t < w->yield_until) {
             sched_yield();
+            return;
+        }
+        if (in_tp) {
+            block(w);
             return;
         }
         uint32_t key = PSHM_WATCH_ANY;
@@ -223,9 +245,11 @@ PSHM_API uint64_t pshmemx_wait_stat(int which)
 {
     switch (which) {
     case SHMEMX_WAIT_CAN_SLEEP:
-        /* The condition pshm_wait_step tests before it would sleep. */
-        return pshm_is_initialized() && pshm_cfg.wait_sleep_us && pshm_g.sleep_at &&
-               !pshm_g.tp_progress;
+        /* The condition pshm_wait_step tests before it would sleep: 1 by
+         * a futex, 2 in the transport. */
+        if (!pshm_is_initialized() || !pshm_cfg.wait_sleep_us || !pshm_g.sleep_at)
+            return 0;
+        return !pshm_g.tp_progress ? 1 : pshm_g.tp->block ? 2 : 0;
     case SHMEMX_WAIT_NAPS: return __atomic_load_n(&stat_naps, __ATOMIC_RELAXED);
     case SHMEMX_WAIT_NAPS_WOKEN: return __atomic_load_n(&stat_naps_woken, __ATOMIC_RELAXED);
     case SHMEMX_WAIT_WAKES: return __atomic_load_n(&stat_wakes, __ATOMIC_RELAXED);

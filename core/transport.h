@@ -1,5 +1,5 @@
 /*
- * PlugSHMEM transport plugin ABI, version 2 (minor 5).
+ * PlugSHMEM transport plugin ABI, version 2 (minor 6).
  *
  * A transport plugin is a shared object, transport-NAME.so, that exports
  * exactly one symbol, PSHM_TRANSPORT_SYMBOL, a pshm_transport_desc.  This
@@ -19,7 +19,7 @@
  *    "coll") and nbe_completion at the end of the descriptor; 2.3 the
  *    typed setting getters (get_bool ... get_string) at the end of
  *    pshm_core_services; 2.4 the p op; 2.5 the message ops (msg_send,
- *    msg_recv) at the end of pshm_transport_ops.
+ *    msg_recv); 2.6 block, each at the end of pshm_transport_ops.
  *  - size: sizeof the table as the plugin was built.  A field exists only
  *    if it lies wholly within size (PSHM_ABI_HAS): the core treats the
  *    fields a shorter table lacks as absent (NULL, 0), and ignores what a
@@ -56,7 +56,7 @@
 #include <stdint.h>
 
 #define PSHM_TRANSPORT_ABI_MAJOR 2u
-#define PSHM_TRANSPORT_ABI_MINOR 5u
+#define PSHM_TRANSPORT_ABI_MINOR 6u
 #define PSHM_TRANSPORT_SYMBOL "plugshmem_transport"
 
 /*
@@ -310,8 +310,11 @@ typedef struct pshm_transport_ops {
      * may return early (spuriously); the caller re-checks its condition
      * and calls again.  It must keep serving incoming traffic while it
      * blocks if targets need progress.  Lets a waiting PE sleep in the
-     * kernel instead of polling.  NULL: the core polls.  (The core does
-     * not call it yet: sleeping waits will.) */
+     * kernel instead of polling.  NULL: the core polls.  The core never
+     * calls it: a wait's words may be written by this node's PEs through
+     * the bypass, which no transport sees, and a wait may watch many words
+     * of any width.  What a transport can tell is whether traffic arrived:
+     * ABI 2.6's block is the core's way to sleep over a network. */
     void (*wait_local)(int seg, size_t off, size_t width, uint64_t seen);
 
     /* Extra symmetric segments (memory spaces, device memory).  Collective:
@@ -389,6 +392,21 @@ typedef struct pshm_transport_ops {
      * of any context. */
     void (*msg_send)(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done);
     void (*msg_recv)(uint64_t tag, void *buf, size_t len, uint64_t *done);
+
+    /* ---- appended in ABI 2.6: sleeping over a network ----
+     * Optional, and only with progress (the core drops it otherwise).
+     * Blocks the calling thread in the kernel until traffic for this PE
+     * arrives (data, an RMA or AMO to serve, a message, a completion) or
+     * max_us microseconds pass, whichever is first; it may return earlier.
+     * Serves what it finds, as progress does, and returns at once (1) if
+     * that did anything.  Returns 1 if traffic ended the block, 0 if the
+     * time did.  The core calls it in a wait that has yielded its CPU for
+     * a while (SHMEM_WAIT_SPINS, sync.c) instead of polling progress,
+     * with max_us growing to SHMEM_WAIT_SLEEP while blocks end by time:
+     * writes it cannot see (this node's PEs by load/store, another thread
+     * that served the traffic first) end the wait that much later.  NULL:
+     * such waits poll progress and yield. */
+    int (*block)(unsigned max_us);
 } pshm_transport_ops;
 
 /* The plugin's one exported symbol. */

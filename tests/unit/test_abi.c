@@ -284,6 +284,35 @@ static void test_msg_ops(void)
     CHECK(out.msg_send == NULL && out.msg_recv == NULL, "message ops kept without progress");
 }
 
+static int f_block(unsigned max_us)
+{
+    (void)max_us;
+    return 0;
+}
+
+/* The 2.6 block: kept with progress; a 2.5 table (ending at msg_recv) has
+ * none; without progress it is dropped (it stands for progress's polls). */
+static void test_block(void)
+{
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "";
+    CHECK_GE(PSHM_TRANSPORT_ABI_MINOR, 6);
+    in.block = f_block, in.progress = f_progress;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.block == f_block, "block was dropped");
+    in.hdr.minor = 5;
+    in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, block);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.block == NULL, "a 2.5 table's block was read");
+    in.hdr.minor = 6;
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
+    CHECK_HAS(why, "ABI 2.6's is at least");
+    in.hdr.size = sizeof in;
+    in.progress = NULL;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.block == NULL, "block kept without progress");
+}
+
 /* Another kind of component (collectives) under the same rule, with its
  * own numbers: {1, 0} is what a 1.0 {version = 1, size} reads as. */
 static void test_other_kind(void)
@@ -316,6 +345,7 @@ int main(void)
         {"nbe_ops", test_nbe_ops},
         {"minor_2_2", test_minor_2_2},
         {"msg_ops", test_msg_ops},
+        {"block", test_block},
         {"other_kind", test_other_kind},
     };
     return RUN_TESTS(tests);

@@ -113,6 +113,8 @@ struct ofi_globals {
     uint64_t amo_flags; /* the same for non-fetching atomics */
     int amo_flush;      /* instead, quiet reads back from each PE atomics went to */
     int manual;         /* the provider progresses only when called */
+    int wakeup;         /* SHMEM_OFI_WAKEUP, with manual progress: waits may block */
+    int wait_fd;        /* the default CQ's wait descriptor, with wakeup */
     int rxd;            /* an ofi_rxd stack: see rxd_prime() */
     int thread_level;
     struct pshm_progress_thread pt;
@@ -131,6 +133,7 @@ __attribute__((noreturn, cold)) void ofi_fail(const char *what, ssize_t rc);
 __attribute__((noreturn, cold)) void ofi_op_error(struct octx *c);
 void ofi_progress_target(void);
 void ofi_progress(void);
+int ofi_block(unsigned max_us);
 void ofi_wait_all(struct octx *c);
 void ofi_quiet(pshm_tctx t);
 void ofi_fence(pshm_tctx t);

@@ -47,9 +47,19 @@ int ofi_ctx_open(struct octx *c, char *why, size_t whylen)
         what = "fi_endpoint";
         goto out;
     }
+    /* The target endpoint's CQ is where traffic for this PE shows: a
+     * descriptor there lets a wait sleep (ofi_block).  Each completion
+     * then signals it, which costs every operation: asked for. */
+    if (c == &dflt && g.wakeup)
+        cqa.wait_obj = FI_WAIT_FD;
     if ((rc = fi_cq_open(g.domain, &cqa, &c->cq, NULL))) {
         c->cq = NULL;
-        what = "fi_cq_open";
+        what = cqa.wait_obj == FI_WAIT_FD ? "fi_cq_open with a wait descriptor (SHMEM_OFI_WAKEUP=1)"
+                                          : "fi_cq_open";
+        goto out;
+    }
+    if (cqa.wait_obj == FI_WAIT_FD && (rc = fi_control(&c->cq->fid, FI_GETWAIT, &g.wait_fd))) {
+        what = "fi_control(FI_GETWAIT) (SHMEM_OFI_WAKEUP=1)";
         goto out;
     }
     if ((rc = fi_cntr_open(g.domain, &ca, &c->cntr, NULL))) {

@@ -137,6 +137,9 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
         g.max_msg = g.inject; /* see ofi_rxd_prime() */
     g.manual = g.info->domain_attr->data_progress == FI_PROGRESS_MANUAL ||
                g.info->domain_attr->control_progress == FI_PROGRESS_MANUAL;
+    /* With automatic progress the core sleeps on its own (no progress op). */
+    g.wakeup = g.manual && svc->get_bool("SHMEM_OFI_WAKEUP", 0) == 1;
+    g.wait_fd = -1;
 
     int want_thread;
     choose_completion();
@@ -233,6 +236,7 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = ofi_fence;
     ops.quiet = ofi_quiet;
     ops.progress = g.manual ? ofi_progress : NULL;
+    ops.block = g.wakeup ? ofi_block : NULL;
     ops.seg_register = ofi_seg_register;
     ops.seg_deregister = ofi_seg_deregister;
     ops.put_nbe = ofi_put_nbe;
@@ -257,12 +261,13 @@ static int ofi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     if (svc->get_string("SHMEM_OFI_VERBOSE") && svc->my_pe == 0)
         fprintf(stderr,
                 "ofi transport: provider %s, domain %s, mr_mode %s, inject %zu, progress %s%s, "
-                "delivery-complete puts %s atomics %s%s, CPU-coherent atomics %s\n",
+                "delivery-complete puts %s atomics %s%s, CPU-coherent atomics %s, long waits %s\n",
                 g.prov, g.info->domain_attr->name,
                 fi_tostr(&g.info->domain_attr->mr_mode, FI_TYPE_MR_MODE), g.inject,
                 g.manual ? "manual" : "auto", g.pt.on ? " + thread" : "",
                 g.put_flags ? "yes" : "no", g.amo_flags ? "yes" : "no",
-                g.amo_flush ? " (flushed at quiet)" : "", coherent ? "yes" : "no");
+                g.amo_flush ? " (flushed at quiet)" : "", coherent ? "yes" : "no",
+                g.wakeup ? "sleep on the CQ's descriptor" : g.manual ? "poll" : "sleep (core)");
     *out = &ops;
     return 0;
 
@@ -304,6 +309,10 @@ static const pshm_setting settings[] = {
     {"SHMEM_OFI_AMO_CPU_COHERENT", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
      "ofi transport: whether the provider's atomics mix with CPU atomics on-node (auto: per "
      "provider)"},
+    {"SHMEM_OFI_WAKEUP", PSHM_SETTING_BOOL, "0", NULL,
+     "ofi transport: 1: with a manual-progress provider, a long wait sleeps until the target "
+     "endpoint's CQ signals instead of polling (a CQ wait descriptor, which makes every "
+     "operation over tcp;ofi_rxm slower: docs/ofi.md)"},
     {"SHMEM_OFI_VERBOSE", PSHM_SETTING_STRING, "(unset)", NULL,
      "ofi transport: when set, PE 0 prints the provider and modes chosen"},
     {NULL, 0, NULL, NULL, NULL},

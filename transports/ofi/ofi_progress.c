@@ -1,5 +1,7 @@
 /* Errors of operations, waiting, quiet and fence, progress of the target
  * endpoint, and the progress thread. */
+#include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +48,27 @@ void ofi_progress(void)
     pshm_progress_poke(&g.pt);
     if (!ofi_msg_poll())
         ofi_progress_target();
+}
+
+/* ABI 2.6 block: libfabric's wait protocol on the target endpoint's CQ
+ * (fi_trywait says whether anything is left to serve; if not, sleep on its
+ * descriptor).  What the provider does not signal ends the sleep by
+ * max_us: the core's bound. */
+int ofi_block(unsigned max_us)
+{
+    if (dflt.locked && !pshm_lock_try(&dflt.lock)) {
+        sched_yield(); /* the progress thread or another thread is in libfabric */
+        return 1;
+    }
+    struct fid *f = &dflt.cq->fid;
+    int rc = fi_trywait(g.fabric, &f, 1);
+    if (dflt.locked)
+        pshm_unlock(&dflt.lock);
+    if (rc)
+        return 1; /* something to serve first: the core's progress does */
+    struct pollfd p = {.fd = g.wait_fd, .events = POLLIN};
+    struct timespec ts = {.tv_sec = max_us / 1000000u, .tv_nsec = (long)(max_us % 1000000u) * 1000};
+    return ppoll(&p, 1, &ts, NULL) > 0;
 }
 
 /* Wait until everything c issued has completed.  One counter read per

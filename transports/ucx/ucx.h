@@ -90,6 +90,8 @@ struct ucx_global {
     struct pshm_progress_thread pt;
     char tls[128]; /* the transports UCX was told to use, for messages */
     int peer_errors; /* endpoints report a peer's death (ucx_connect) */
+    int wakeup;      /* SHMEM_UCX_WAKEUP: waits may block on the default worker */
+    int efd;         /* the default worker's event descriptor, with wakeup */
 };
 
 /* Regions with rkeys, as the ops index them: the segments (the built-in
@@ -108,7 +110,7 @@ __attribute__((noreturn, cold)) void ucx_fail(const char *what, int pe, ucs_stat
 
 /* ucx_worker.c */
 int ucx_context_open(const pshm_core_services *svc, ucp_context_h *out, char *tls_out,
-                     size_t tlslen, char *why, size_t whylen);
+                     size_t tlslen, int wakeup, char *why, size_t whylen);
 int ucx_worker_open(struct uctx *c, ucs_thread_mode_t mode, char *why, size_t whylen);
 void ucx_worker_close(struct uctx *c);
 int ucx_connect_all(struct uctx *c);
@@ -159,6 +161,7 @@ void ucx_wait(struct uctx *c, void *req, const char *what, int pe);
 void ucx_quiet(pshm_tctx t);
 void ucx_fence(pshm_tctx t);
 void ucx_progress(void);
+int ucx_block(unsigned max_us);
 void ucx_progress_target(void);
 int ucx_thread_start(void);
 void ucx_thread_stop(void);

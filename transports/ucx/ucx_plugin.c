@@ -110,7 +110,7 @@ static int ucx_query(const pshm_core_services *svc, char *why, size_t whylen)
 {
     ucp_context_h ctx;
     char tls[128], res[512];
-    if (ucx_context_open(svc, &ctx, tls, sizeof tls, why, whylen))
+    if (ucx_context_open(svc, &ctx, tls, sizeof tls, 0, why, whylen))
         return -1;
     int device = device_resources(ctx, res, sizeof res);
     ucp_cleanup(ctx);
@@ -136,6 +136,7 @@ static int read_settings(int *want_thread)
     static const char *const bitwise[] = {"auto", "native", "cas", NULL};
     g.bitwise_mode = svc->get_choice("SHMEM_UCX_FETCH_BITWISE", bitwise, 0) - 1;
     g.verbose = svc->get_bool("SHMEM_UCX_VERBOSE", 0) == 1 && svc->my_pe == 0;
+    g.wakeup = svc->get_bool("SHMEM_UCX_WAKEUP", 0) == 1;
     return 0;
 }
 
@@ -196,7 +197,7 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     }
     if (read_settings(&want_thread))
         return -1;
-    if (ucx_context_open(svc, &g.ctx, g.tls, sizeof g.tls, why, sizeof why)) {
+    if (ucx_context_open(svc, &g.ctx, g.tls, sizeof g.tls, g.wakeup, why, sizeof why)) {
         svc->error("ucx transport: %s", why);
         return -1;
     }
@@ -210,7 +211,14 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
         svc->error("ucx transport (UCX_TLS=%s): %s", g.tls, why);
         goto fail;
     }
-    ucs_status_t st = ucp_worker_get_address(dflt.w, &g.my_addr, &g.my_addr_len);
+    ucs_status_t st;
+    g.efd = -1;
+    if (g.wakeup && (st = ucp_worker_get_efd(dflt.w, &g.efd)) != UCS_OK) {
+        svc->error("ucx transport (UCX_TLS=%s): SHMEM_UCX_WAKEUP=1, but ucp_worker_get_efd: %s",
+                   g.tls, ucs_status_string(st));
+        goto fail;
+    }
+    st = ucp_worker_get_address(dflt.w, &g.my_addr, &g.my_addr_len);
     if (st != UCS_OK) {
         g.my_addr = NULL;
         svc->error("ucx transport: ucp_worker_get_address: %s", ucs_status_string(st));
@@ -258,6 +266,7 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = ucx_fence;
     ops.quiet = ucx_quiet;
     ops.progress = ucx_progress;
+    ops.block = g.wakeup ? ucx_block : NULL;
     ops.seg_register = ucx_seg_register;
     ops.seg_deregister = ucx_seg_deregister;
     ops.put_nbe = ucx_put_nbe;
@@ -269,10 +278,11 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     if (g.verbose)
         fprintf(stderr,
                 "ucx transport: UCX %s, UCX_TLS=%s, resources: %s; connections %s; progress thread "
-                "%s; CPU-coherent atomics %s; fetching and/or/xor %s (self-test: UCX-allocated "
-                "memory %s, registered memory %s)\n",
+                "%s; long waits %s; CPU-coherent atomics %s; fetching and/or/xor %s (self-test: "
+                "UCX-allocated memory %s, registered memory %s)\n",
                 ucp_get_version_string(), g.tls, res, g.eager ? "eager" : "lazy",
-                g.pt.on ? "on" : "off", g.coherent ? "yes" : "no",
+                g.pt.on ? "on" : "off", g.wakeup ? "sleep on the worker's events" : "poll",
+                g.coherent ? "yes" : "no",
                 g.fetch_bitwise_cas ? "by compare-and-swap" : "native",
                 g.bug_seen[PROBE_UCX_ALLOCATED] ? "WRONG" : "right",
                 g.bug_seen[PROBE_REGISTERED] ? "WRONG" : "right");
@@ -319,6 +329,9 @@ static const pshm_setting settings[] = {
     {"SHMEM_UCX_AMO_CPU_COHERENT", PSHM_SETTING_AUTO_BOOL, "auto", NULL,
      "ucx transport: whether UCX's atomics mix with CPU atomics on-node (auto: yes when every "
      "resource is CPU-served or UCX_ATOMIC_MODE=cpu)"},
+    {"SHMEM_UCX_WAKEUP", PSHM_SETTING_BOOL, "0", NULL,
+     "ucx transport: 1: a long wait sleeps until UCX has traffic for this PE instead of polling "
+     "(UCP_FEATURE_WAKEUP, which makes every operation over tcp slower: docs/ucx.md)"},
     {"SHMEM_UCX_VERBOSE", PSHM_SETTING_BOOL, "0", NULL,
      "ucx transport: 1: PE 0 prints UCX's version, transports, modes and self-test results"},
     {NULL, 0, NULL, NULL, NULL},

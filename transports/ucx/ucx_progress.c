@@ -6,6 +6,8 @@
  * default worker).  So every wait here also progresses the default
  * worker, and a progress thread serves programs that compute without
  * calling the library. */
+#include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -32,6 +34,29 @@ void ucx_progress(void)
 {
     pshm_progress_poke(&g.pt);
     ucx_progress_target();
+}
+
+/* ABI 2.6 block: UCX's wake-up protocol on the default worker, which all
+ * traffic for this PE reaches (progress until it finds nothing, arm, then
+ * sleep on the event descriptor).  An event UCX does not signal (a send
+ * it queued and pushes out only on progress, or traffic another thread
+ * served first) ends the sleep by max_us: the core's bound. */
+int ucx_block(unsigned max_us)
+{
+    if (dflt.locked && !pshm_lock_try(&dflt.lock)) {
+        sched_yield(); /* the progress thread or another thread is in UCX */
+        return 1;
+    }
+    ucs_status_t st = UCS_ERR_BUSY;
+    if (!ucp_worker_progress(dflt.w))
+        st = ucp_worker_arm(dflt.w);
+    if (dflt.locked)
+        pshm_unlock(&dflt.lock);
+    if (st != UCS_OK)
+        return 1; /* served something, or events wait to be: look again */
+    struct pollfd p = {.fd = g.efd, .events = POLLIN};
+    struct timespec ts = {.tv_sec = max_us / 1000000u, .tv_nsec = (long)(max_us % 1000000u) * 1000};
+    return ppoll(&p, 1, &ts, NULL) > 0;
 }
 
 /* Wait for a request of c (c held by the caller). */

@@ -8,7 +8,7 @@
 
 /* Also called by query(), maybe while a job runs: touches no global. */
 int ucx_context_open(const pshm_core_services *svc, ucp_context_h *out, char *tls_out,
-                     size_t tlslen, char *why, size_t whylen)
+                     size_t tlslen, int wakeup, char *why, size_t whylen)
 {
     if (pshm_kit_ready(svc, why, whylen))
         return -1;
@@ -31,7 +31,9 @@ int ucx_context_open(const pshm_core_services *svc, ucp_context_h *out, char *tl
     ucp_params_t p = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                       UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_NAME,
-        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_TAG,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_TAG |
+                    /* Costs every operation over tcp (docs/ucx.md): asked for. */
+                    (wakeup ? UCP_FEATURE_WAKEUP : 0),
         /* The progress thread drives the default worker while the program
          * uses another context's worker, so workers run concurrently. */
         .mt_workers_shared = 1,

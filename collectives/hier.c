@@ -18,9 +18,12 @@
  * its own on its own slot, and every PE runs the same sequence of
  * sub-team collectives per call, which is what those rules need.
  *
- * Alltoall, alltoalls, collect and scan stay flat: their data differ per
- * pair of PEs, so a leader would forward every byte once more (collect's
- * and alltoall's closing barrier is this file's).
+ * Alltoall, alltoalls, collect and scan have no leaders' phase: their data
+ * differ per pair of PEs, so a leader would forward every byte once more.
+ * Collect and scan stay flat (collect's closing barrier is this file's).
+ * Alltoall, where the transport has messages, goes straight from PE to PE:
+ * by load/store within a node, one message across, then the node's
+ * barrier; without messages it stays flat too.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +300,21 @@ int pshm_hier_fcollect(struct pshm_team *t, void *dest, const void *src, size_t 
     return pshm_native_broadcast(&h->node, dest, dest, (size_t)n * nbytes, 0);
 }
 
+/*
+ * Each pair exchanges directly: a store into a mapped member's dest, a
+ * message to any other (where a flat put would need a fence and a flag
+ * per peer over the network).  The node's barrier closes it: every
+ * store on the node is done, and with every message received, every
+ * member has entered the call, as the next call's writes need.
+ */
+int pshm_hier_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
+                        ptrdiff_t sst, size_t nelems, size_t esize)
+{
+    coll_enter_writing(t);
+    pshm_msg_alltoalls_direct(t, dest, src, dst, sst, nelems, esize);
+    return pshm_native_barrier(&t->hier->node);
+}
+
 static void print_sizes(FILE *out, const struct pshm_hier *h, int n)
 {
     int nl = h->leaders.n_pes;
@@ -315,7 +333,9 @@ void pshm_hier_info(FILE *out)
     fprintf(out, "Node-aware collectives (a team spanning nodes, some with several of its PEs):\n"
                  "  barrier, broadcast, reductions, fcollect: on-node phase by load/store, one "
                  "exchange among one leader per node, on-node phase;\n"
-                 "  alltoall, alltoalls, collect, scans: flat over the whole team\n");
+                 "  alltoall, alltoalls: PE to PE, by load/store on a node and a message across "
+                 "(where the transport has messages), then the node's barrier;\n"
+                 "  collect, scans: flat over the whole team\n");
     if (!pshm_is_initialized())
         return;
     const struct pshm_team *w = &pshm_team_world;

@@ -31,6 +31,9 @@ int pshm_hier_broadcast(struct pshm_team *t, void *dest, const void *src, size_t
 int pshm_hier_reduce(struct pshm_team *t, void *dest, const void *src, size_t count,
                      const struct pshm_red *r) PSHM_HIDDEN;
 int pshm_hier_fcollect(struct pshm_team *t, void *dest, const void *src, size_t nbytes) PSHM_HIDDEN;
+/* Only where pshm_coll_msg_usable(t). */
+int pshm_hier_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
+                        ptrdiff_t sst, size_t nelems, size_t esize) PSHM_HIDDEN;
 
 /* Recursive doubling into a dest that need not be symmetric. */
 int pshm_native_reduce_private(struct pshm_team *t, void *dest, const void *src, size_t count,

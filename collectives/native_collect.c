@@ -157,6 +157,8 @@ int pshm_native_alltoall(struct pshm_team *t, void *dest, const void *src, size_
     int n = t->n_pes, me = t->my_pe;
     if (t->msg)
         return pshm_msg_alltoalls(t, dest, src, 1, 1, nbytes, 1);
+    if (t->hier && pshm_coll_msg_usable(t))
+        return pshm_hier_alltoalls(t, dest, src, 1, 1, nbytes, 1);
     if (use_mailbox(t, nbytes))
         return pshm_native_alltoall_mailbox(t, dest, src, 1, 1, nbytes, 1);
     coll_enter_writing(t);
@@ -176,6 +178,8 @@ int pshm_native_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrd
     int n = t->n_pes, me = t->my_pe;
     if (t->msg)
         return pshm_msg_alltoalls(t, dest, src, dst, sst, nelems, esize);
+    if (t->hier && pshm_coll_msg_usable(t))
+        return pshm_hier_alltoalls(t, dest, src, dst, sst, nelems, esize);
     if (use_mailbox(t, nelems * esize))
         return pshm_native_alltoall_mailbox(t, dest, src, dst, sst, nelems, esize);
     coll_enter_writing(t);

@@ -345,12 +345,14 @@ int pshm_msg_collect(struct pshm_team *t, void *dest, const void *src, size_t nb
 }
 
 /* Block j of member i's src goes to member j's dest at block i.  Strided
- * blocks travel packed: one message per pair whatever the stride. */
-int pshm_msg_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
-                       ptrdiff_t sst, size_t nelems, size_t es)
+ * blocks travel packed: one message per pair whatever the stride.  With
+ * direct, blocks for members mapped here are stored into their dest
+ * instead: the caller has entered for writing and closes with a barrier
+ * of those members (hier.c). */
+static void alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
+                      ptrdiff_t sst, size_t nelems, size_t es, int direct)
 {
     int n = t->n_pes, me = t->my_pe;
-    coll_enter(t);
     uint64_t call = ++t->sym->l.seq;
     size_t blk = nelems * es;
     ptrdiff_t dblock = (ptrdiff_t)nelems * dst * (ptrdiff_t)es;
@@ -361,12 +363,20 @@ int pshm_msg_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff
     mq_init(&q, 2 * (n - 1));
     for (int i = 1; i < n; i++) {
         int from = coll_mod(me - i, n);
+        /* Mapping is mutual: from stores here iff its dest is mapped there. */
+        if (direct && pshm_mapped(dest, coll_wpe(t, from)))
+            continue;
         mrecv(&q, t, from, call, 0, packed ? in + (size_t)from * blk : (char *)dest + from * dblock,
               blk);
     }
     for (int i = 1; i < n; i++) {
         int to = coll_mod(me + i, n);
         const char *s = (const char *)src + to * sblock;
+        char *peer = direct ? pshm_mapped((char *)dest + me * dblock, coll_wpe(t, to)) : NULL;
+        if (peer) {
+            coll_copy_strided(peer, dst, s, sst, nelems, es);
+            continue;
+        }
         if (packed) {
             coll_copy_strided(out + (size_t)to * blk, 1, s, sst, nelems, es);
             s = out + (size_t)to * blk;
@@ -378,9 +388,23 @@ int pshm_msg_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff
     mq_free(&q);
     if (packed) {
         for (int i = 0; i < n; i++)
-            if (i != me)
+            if (i != me && !(direct && pshm_mapped(dest, coll_wpe(t, i))))
                 coll_copy_strided((char *)dest + i * dblock, dst, in + (size_t)i * blk, 1, nelems, es);
         free(out);
     }
+}
+
+int pshm_msg_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems, size_t es)
+{
+    coll_enter(t);
+    alltoalls(t, dest, src, dst, sst, nelems, es, 0);
+    return 0;
+}
+
+int pshm_msg_alltoalls_direct(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
+                              ptrdiff_t sst, size_t nelems, size_t es)
+{
+    alltoalls(t, dest, src, dst, sst, nelems, es, 1);
     return 0;
 }

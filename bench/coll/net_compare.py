@@ -21,7 +21,9 @@ Part 2, two emulated nodes (SHMEM_EMULATE_NODES=2, bypass on) over ucx tcp
 and ofi tcp, each cell beside its floor: the leaders' messages (one
 exchange for the barrier, reductions and fcollect, one one-way latency for
 the broadcast, from the same raw benchmarks), plus the on-node phases
-measured on shm with a node's PEs.
+measured on shm with a node's PEs.  The alltoall has no leaders: each PE
+sends its blocks across at once (one exchange) and closes with its node's
+barrier.
 
 The program is bench/coll/coll_bench (active-set build, as for Open MPI,
 whose OSHMEM is 1.4).  Numbers are printed, never asserted on.
@@ -168,6 +170,9 @@ def part2(args):
         # (the closing broadcast carries npes * 8 bytes: the next size
         # coll_bench measures stands for it)
         ("fcollect", 8): [("barrier", 0), ("bcast", 64)],
+        # PE to PE: each PE's messages across at once (one exchange), the
+        # on-node stores, then the node's barrier
+        ("alltoall", 8): [("barrier", 0)],
     }
     for name, extra in OURS.items():
         runs = [ours(npes, dict(extra, SHMEM_EMULATE_NODES="2"), args.iters)

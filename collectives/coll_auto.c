@@ -7,7 +7,8 @@
  * collectives/mpi/coll_mpi_rules.c).  A rule depends only on the
  * operation, the team (its size, whether every member is mapped here) and
  * the bytes per PE, all the same on every member, so members never
- * disagree on the path.  collect has per-PE sizes: it is decided by
+ * disagree on the path.  Whether the native algorithms run on the
+ * transport's messages is one more such fact (native_msg.h).  collect has per-PE sizes: it is decided by
  * operation and team only.
  */
 #include <stdint.h>
@@ -40,7 +41,14 @@ static const char *const op_names[PSHM_CEXT_OP_N] = {
     "barrier/sync", "broadcast", "reductions", "inscan/exscan", "fcollect", "collect",
     "alltoall", "alltoalls"};
 
-int pshm_cext_auto_pick(int op, int n, int all_mapped, size_t bytes)
+/* The 2.1 rules for teams on messages, or NULL. */
+static const size_t *msg_rules(const struct pshm_cext *x)
+{
+    return x->hdr.size >= offsetof(struct pshm_cext, msg_from) + sizeof x->msg_from ? x->msg_from
+                                                                                   : NULL;
+}
+
+int pshm_cext_auto_pick(int op, int n, int all_mapped, int msg, size_t bytes)
 {
     const struct pshm_cext *x = pshm_cext_loaded(NULL);
     const struct pshm_cext_rule *rule = &x->auto_rules[op];
@@ -60,7 +68,8 @@ int pshm_cext_auto_pick(int op, int n, int all_mapped, size_t bytes)
          * decides alike (the team may span nodes). */
         return (spins && pshm_g.oversubscribed_any) ||
                (bytes >= rule->kin_from && bytes < rule->kin_until);
-    return bytes >= rule->unmapped_from;
+    const size_t *m = msg ? msg_rules(x) : NULL;
+    return bytes >= (m ? m[op] : rule->unmapped_from);
 }
 
 static void print_from(FILE *out, const char *comp, size_t from)
@@ -130,6 +139,11 @@ static void print_rule(FILE *out, const struct pshm_cext *x, int op)
     if (spins && r->mapped_from != NEVER)
         fprintf(out, " (native when PEs outnumber cores)");
     fprintf(out, "; through a transport: ");
+    const size_t *m = msg_rules(x);
+    if (m && m[op] != r->unmapped_from) {
+        print_from(out, x->name, m[op]);
+        fprintf(out, " where it has messages, else ");
+    }
     print_from(out, x->name, r->unmapped_from);
     if (x->kin_transport) {
         fprintf(out, "; over the %s transport: ", x->kin_transport);

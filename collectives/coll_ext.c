@@ -33,6 +33,7 @@
 #include "coll.h"
 #include "coll_ext.h"
 #include "coll_ext_int.h"
+#include "native_msg.h"
 #include "coll_state.h"
 #include "config.h"
 #include "error.h"
@@ -86,7 +87,8 @@ static int check_cext(const void *desc, char *why, size_t len)
         "collectives interface", "component",
         "rebuild it with this library (collectives/coll_ext.h)", PSHM_CEXT_ABI_MAJOR,
         PSHM_CEXT_ABI_MINOR};
-    static const uint32_t sizes[PSHM_CEXT_ABI_MINOR + 1] = {sizeof(struct pshm_cext)};
+    static const uint32_t sizes[PSHM_CEXT_ABI_MINOR + 1] = {offsetof(struct pshm_cext, msg_from),
+                                                            sizeof(struct pshm_cext)};
     const struct pshm_cext *x = desc;
     if (pshm_abi_check_header(&rule, "descriptor", &x->hdr, sizes, why, len))
         return -1;
@@ -277,7 +279,8 @@ static inline int on_ext(struct pshm_team *t, int op, size_t bytes)
         pshm_cext_as_age(++world_epoch);
     if (!t->component)
         return 0;
-    if (pshm_cext_mode == PSHM_CEXT_MODE_AUTO && !pshm_cext_auto_pick(op, t->n_pes, t->all_mapped, bytes))
+    if (pshm_cext_mode == PSHM_CEXT_MODE_AUTO &&
+        !pshm_cext_auto_pick(op, t->n_pes, t->all_mapped, pshm_coll_msg_usable(t), bytes))
         return 0;
     coll_complete();
     return 1;

@@ -20,9 +20,10 @@
 #include "transport.h"
 
 /* 1.0 was {unsigned version = 1, unsigned size}: read as a header, it is
- * major 1, refused by name.  2.0 is the base of this interface. */
+ * major 1, refused by name.  2.0 is the base of this interface; 2.1
+ * appended msg_from. */
 #define PSHM_CEXT_ABI_MAJOR 2u
-#define PSHM_CEXT_ABI_MINOR 0u
+#define PSHM_CEXT_ABI_MINOR 1u
 
 /* The operations auto decides on, indexing pshm_cext.auto_rules. */
 enum { PSHM_CEXT_OP_BARRIER, PSHM_CEXT_OP_BCAST, PSHM_CEXT_OP_REDUCE, PSHM_CEXT_OP_SCAN,
@@ -116,6 +117,14 @@ struct pshm_cext {
     /* Strides in elements of esize bytes, both >= 1. */
     int (*alltoalls)(void *team, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                      size_t nelems, size_t esize);
+
+    /* ---- appended in 2.1 ---- */
+    /* auto's rule, by PSHM_CEXT_OP_*, for a team whose native algorithms
+     * run on the transport's messages (some member reached through a
+     * transport that has them): the component from this many bytes.
+     * unmapped_from was measured against native puts and flags, which the
+     * messages replace.  NULL, or a 2.0 component: unmapped_from. */
+    const size_t *msg_from;
 };
 
 /* The symbol a component exports, and its header. */

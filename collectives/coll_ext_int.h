@@ -33,9 +33,10 @@ const struct pshm_cext *pshm_cext_as(int start, int logstride, int size, int me,
 void pshm_cext_as_age(uint64_t world_epoch) PSHM_HIDDEN;
 void pshm_cext_as_flush(void) PSHM_HIDDEN;
 
-/* auto: 1 when op on a team of n PEs (all mapped or not) with this many
- * bytes per PE runs on the component.  The same on every member. */
-int pshm_cext_auto_pick(int op, int n, int all_mapped, size_t bytes) PSHM_HIDDEN;
+/* auto: 1 when op on a team of n PEs (all mapped or not, its native
+ * algorithms on the transport's messages or not) with this many bytes per
+ * PE runs on the component.  The same on every member. */
+int pshm_cext_auto_pick(int op, int n, int all_mapped, int msg, size_t bytes) PSHM_HIDDEN;
 /* shmem_info's line on the coll-NAME.so files found (nothing is loaded). */
 void pshm_cext_list(FILE *out) PSHM_HIDDEN;
 /* shmem_info's lines on what each operation resolves to. */

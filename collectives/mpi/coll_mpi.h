@@ -26,6 +26,7 @@ struct cm_team {
 
 extern const struct pshm_cext_svc *cm_svc;
 extern const struct pshm_cext_rule cm_auto_rules[PSHM_CEXT_OP_N];
+extern const size_t cm_msg_from[PSHM_CEXT_OP_N];
 
 /* Ends the job naming the MPI call that failed and MPI's message. */
 __attribute__((noreturn)) void cm_fail(const char *what, int rc);

@@ -185,6 +185,7 @@ __attribute__((visibility("default"))) const struct pshm_cext plugshmem_collecti
     .name = "mpi",
     .flags = PSHM_CEXT_SPINS,
     .auto_rules = cm_auto_rules,
+    .msg_from = cm_msg_from,
     /* The mpi transport runs on the same MPICH: over it, the native
      * algorithms' data goes through MPI's RMA. */
     .kin_transport = "mpi",

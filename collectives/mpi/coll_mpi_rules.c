@@ -33,3 +33,20 @@ const struct pshm_cext_rule cm_auto_rules[PSHM_CEXT_OP_N] = {
     [PSHM_CEXT_OP_ALLTOALL] = {NEVER, 0, 0, 32768},
     [PSHM_CEXT_OP_ALLTOALLS] = {NEVER, 0, 0, 32768},
 };
+
+/* Where the native algorithms run on the transport's messages (ucx and
+ * ofi, a member on another node or the bypass off), measured with MPICH
+ * kept off its shared memory (MPIR_CVAR_NOLOCAL=1, UCX_TLS=tcp), so that
+ * both sides cross the network (docs/benchmarks.md, "auto across a
+ * network"): over ucx tcp native beat MPICH in every cell at 2 PEs
+ * (1.5-10x), and at 4 PEs on 2 cores, where MPICH spins, by 4-60x; over 2
+ * emulated nodes likewise.  Over ofi tcp;ofi_rxm at 2 PEs MPICH (on UCX)
+ * won the small barrier, reduction and fcollect by up to 1.9x, the
+ * difference between libfabric's tcp floor and UCX's, and lost the large
+ * ones and every alltoall: native everywhere. */
+const size_t cm_msg_from[PSHM_CEXT_OP_N] = {
+    [PSHM_CEXT_OP_BARRIER] = NEVER,  [PSHM_CEXT_OP_BCAST] = NEVER,
+    [PSHM_CEXT_OP_REDUCE] = NEVER,   [PSHM_CEXT_OP_SCAN] = NEVER,
+    [PSHM_CEXT_OP_FCOLLECT] = NEVER, [PSHM_CEXT_OP_COLLECT] = NEVER,
+    [PSHM_CEXT_OP_ALLTOALL] = NEVER, [PSHM_CEXT_OP_ALLTOALLS] = NEVER,
+};

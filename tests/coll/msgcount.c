@@ -13,7 +13,7 @@
 /* Two of each, used in turn: what OpenSHMEM promises a program that does
  * not synchronize between collectives is that no PE runs more than one
  * call ahead, so a buffer may be reused every other call. */
-static long srcs[2][64], dsts[2][1024];
+static long srcs[2][1024], dsts[2][1024];
 
 static void fail(const char *op, int call, const char *what, long got, long want)
 {
@@ -25,7 +25,7 @@ static void fail(const char *op, int call, const char *what, long got, long want
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: msgcount barrier|bcast|reduce|fcollect CALLS\n");
+        fprintf(stderr, "usage: msgcount barrier|bcast|reduce|fcollect|alltoall CALLS\n");
         return 2;
     }
     const char *op = argv[1];
@@ -58,6 +58,13 @@ int main(int argc, char **argv)
             for (int i = 0; i < n; i++)
                 if (dst[i] != 1000L * c + i)
                     fail(op, c, "block", dst[i], 1000L * c + i);
+        } else if (!strcmp(op, "alltoall")) {
+            for (int j = 0; j < n; j++)
+                src[j] = ((long)c * 1024 + me) * 1024 + j;
+            shmem_long_alltoall(SHMEM_TEAM_WORLD, dst, src, 1);
+            for (int i = 0; i < n; i++)
+                if (dst[i] != ((long)c * 1024 + i) * 1024 + me)
+                    fail(op, c, "block", dst[i], ((long)c * 1024 + i) * 1024 + me);
         } else {
             fprintf(stderr, "msgcount: unknown operation '%s'\n", op);
             shmem_global_exit(2);

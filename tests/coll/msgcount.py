@@ -18,6 +18,8 @@ talk (docs/collectives.md, "Across nodes"):
             p*r + 2*(L-p)      else recursive doubling, extra leaders in/out)
   fcollect  L*(L-1)            each leader's node blocks, packed, to every
                                other leader
+  alltoall  X                  each PE's block to each PE on another node:
+                               X = sum over PEs of the PEs off its node
 
   puts and flags (SHMEM_COLL_MESSAGES=0): puts, AMOs and puts with signal
   barrier   L*d
@@ -25,6 +27,8 @@ talk (docs/collectives.md, "Across nodes"):
   reduce    2*p*r + 4*(L-p)    recursive doubling, data and flag per round
   fcollect  (L-1)*n + L*d      each leader's node blocks to every other
                                leader, then a leaders' barrier
+  alltoall  X + L*d            flat: a put to each PE off the node, then
+                               the node-aware barrier
 
   msgcount.py OSHRUN MSGCOUNT NODES NPES [NODES NPES ...]
 """
@@ -41,6 +45,11 @@ def bound(op, nodes, npes, messages):
     p = 1 << (nodes.bit_length() - 1)
     r = p.bit_length() - 1
     d = math.ceil(math.log2(nodes)) if nodes > 1 else 0
+    # PE k sits on emulated node k mod L (SHMEM_EMULATE_NODES).
+    size = [len(range(j, npes, nodes)) for j in range(nodes)]
+    across = sum(npes - size[k % nodes] for k in range(npes))
+    if op == "alltoall":
+        return across if messages else across + nodes * d
     if messages:
         direct = nodes <= 8  # collectives/native_msg.c, DIRECT_MAX
         return {
@@ -80,7 +89,7 @@ def main():
     failed = 0
     for nodes, npes in shapes:
         for messages in (1, 0):
-            for op in ("barrier", "bcast", "reduce", "fcollect"):
+            for op in ("barrier", "bcast", "reduce", "fcollect", "alltoall"):
                 lo, hi = 20, 60
                 a = count(oshrun, prog, nodes, npes, op, lo, messages)
                 b = count(oshrun, prog, nodes, npes, op, hi, messages)

@@ -23,7 +23,7 @@ export SHMEM_TRANSPORT_PATH=$work/a
 unset SHMEM_TRANSPORT
 expect "listed" native "components found: empty ($work/a/coll-empty.so), old ($work/a/coll-old.so)"
 expect "1.0 refused by its version" old \
-    "not usable: SHMEM_COLLECTIVES=old: $work/a/coll-old.so cannot be used: built for collectives interface 1.0, this library speaks ABI 2.0"
+    "not usable: SHMEM_COLLECTIVES=old: $work/a/coll-old.so cannot be used: built for collectives interface 1.0, this library speaks ABI 2.1"
 expect "damaged" empty "SHMEM_COLLECTIVES=empty: $work/a/coll-empty.so cannot be used: damaged: empty file"
 expect "unknown name" bogus "SHMEM_COLLECTIVES='bogus' is not known; use one of native, empty, "
 expect "auto stops at a damaged file" auto \

@@ -8,8 +8,8 @@
  * operation, the team (its size, whether every member is mapped here) and
  * the bytes per PE, all the same on every member, so members never
  * disagree on the path.  Whether the native algorithms run on the
- * transport's messages is one more such fact (native_msg.h).  collect has per-PE sizes: it is decided by
- * operation and team only.
+ * transport's messages is one more such fact (native_msg.h).  collect has
+ * per-PE sizes: it is decided by operation and team only.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -38,18 +38,14 @@ stat() { # column of a file -> "median [min-max]"
     m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
     printf "%.1f [%.1f-%.1f]\n", m, v[1], v[NR]}'
 }
-echo "A 300 ms wait, 2 PEs, bypass off: the waiter's CPU use and how late it saw the release (median of $rounds rounds [range])"
+table() { # TITLE FILE-PREFIX HEAD1 HEAD2 HEAD3: one row per configuration
+  printf '%s (median of %s rounds [range])\n\n| transport | %s | %s | %s |\n| --- | --- | --- | --- |\n' \
+    "$1" "$rounds" "$3" "$4" "$5"
+  for i in "${!configs[@]}"; do
+    echo "| ${configs[$i]%%|*} | $(stat "$out/$2.$i" 1) | $(stat "$out/$2.$i" 2) | $(stat "$out/$2.$i" 3) |"
+  done
+}
+table "A 300 ms wait, 2 PEs, bypass off: the waiter's CPU use and how late it saw the release" \
+  wait "process CPU %" "waiting thread CPU %" "late us"
 echo
-echo "| transport | process CPU % | waiting thread CPU % | late us |"
-echo "| --- | --- | --- | --- |"
-for i in "${!configs[@]}"; do
-  echo "| ${configs[$i]%%|*} | $(stat "$out/wait.$i" 1) | $(stat "$out/wait.$i" 2) | $(stat "$out/wait.$i" 3) |"
-done
-echo
-echo "8-byte operations, 2 PEs, bypass off: us per call (median of $rounds rounds [range])"
-echo
-echo "| transport | put + quiet | get | fetch-add |"
-echo "| --- | --- | --- | --- |"
-for i in "${!configs[@]}"; do
-  echo "| ${configs[$i]%%|*} | $(stat "$out/p2p.$i" 1) | $(stat "$out/p2p.$i" 2) | $(stat "$out/p2p.$i" 3) |"
-done
+table "8-byte operations, 2 PEs, bypass off: us per call" p2p "put + quiet" get fetch-add

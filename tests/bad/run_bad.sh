@@ -21,6 +21,9 @@ OSHRUN=${1:-${OSHRUN:-}} # until meson builds oshrun: OSHRUN=/path/to/oshrun mes
 PROGDIR=${2:?usage: run_bad.sh OSHRUN PROGDIR [BUILDDIR]}
 BUILD=${3:-${PLUGSHMEM_BUILD:-$PROGDIR/../..}}
 SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
+# The transport ABI this library speaks, as the refusals name it.
+abi_part() { sed -n "s/^#define PSHM_TRANSPORT_ABI_$1 \([0-9]*\)u$/\1/p" "$SRCDIR/core/transport.h"; }
+ABI=$(abi_part MAJOR).$(abi_part MINOR)
 case $OSHRUN in
 "" | /*) ;;
 *) [ -e "$OSHRUN" ] && OSHRUN=$(cd "$(dirname "$OSHRUN")" && pwd)/$(basename "$OSHRUN") ;;
@@ -285,13 +288,13 @@ if have_oshrun; then
         run "SHMEM_TRANSPORT=badabi np=2" 2 "$P/bad_hello"
         expect_status 1
         expect_once err "SHMEM_TRANSPORT='badabi'"
-        expect_line err "SHMEM_TRANSPORT='badabi'" "built for transport ABI 999." "this library speaks ABI 2.5"
+        expect_line err "SHMEM_TRANSPORT='badabi'" "built for transport ABI 999." "this library speaks ABI $ABI"
         # A plugin built for ABI 1 (as those written before ABI 2 are).
         ENVS=(SHMEM_TRANSPORT_PATH="$FAKE_PLUGINS" SHMEM_TRANSPORT=abi1)
         run "SHMEM_TRANSPORT=abi1 np=2" 2 "$P/bad_hello"
         expect_status 1
         expect_once err "SHMEM_TRANSPORT='abi1'"
-        expect_line err "SHMEM_TRANSPORT='abi1'" "abi1: built for transport ABI 1.0, this library speaks ABI 2.5: rebuild the plugin"
+        expect_line err "SHMEM_TRANSPORT='abi1'" "abi1: built for transport ABI 1.0, this library speaks ABI $ABI: rebuild the plugin"
         ENVS=(SHMEM_TRANSPORT_PATH="$FAKE_PLUGINS" SHMEM_TRANSPORT=unusable,shm)
         run "SHMEM_TRANSPORT=unusable,shm np=2" 2 "$P/bad_hello"
         expect_status 0

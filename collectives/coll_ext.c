@@ -280,7 +280,8 @@ static inline int on_ext(struct pshm_team *t, int op, size_t bytes)
     if (!t->component)
         return 0;
     if (pshm_cext_mode == PSHM_CEXT_MODE_AUTO &&
-        !pshm_cext_auto_pick(op, t->n_pes, t->all_mapped, pshm_coll_msg_usable(t), bytes))
+        !pshm_cext_auto_pick(op, t->n_pes, t->all_mapped,
+                             !t->all_mapped && pshm_coll_msg_usable(t), bytes))
         return 0;
     coll_complete();
     return 1;

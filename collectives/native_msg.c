@@ -402,9 +402,8 @@ int pshm_msg_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff
     return 0;
 }
 
-int pshm_msg_alltoalls_direct(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
-                              ptrdiff_t sst, size_t nelems, size_t es)
+void pshm_msg_alltoalls_direct(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
+                               ptrdiff_t sst, size_t nelems, size_t es)
 {
     alltoalls(t, dest, src, dst, sst, nelems, es, 1);
-    return 0;
 }

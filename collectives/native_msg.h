@@ -29,7 +29,7 @@ int pshm_msg_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdiff
 /* The same with the blocks of members mapped here stored into their dest
  * by load/store, for a caller that entered t for writing and closes with
  * a barrier of those members. */
-int pshm_msg_alltoalls_direct(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
-                              ptrdiff_t sst, size_t nelems, size_t esize) PSHM_HIDDEN;
+void pshm_msg_alltoalls_direct(struct pshm_team *t, void *dest, const void *src, ptrdiff_t dst,
+                               ptrdiff_t sst, size_t nelems, size_t esize) PSHM_HIDDEN;
 
 #endif

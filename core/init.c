@@ -397,13 +397,6 @@ static int init(int requested, int *provided, int fatal)
         tp_ops.p = pshm_p_by_put;
     set_routes(tp_ops.caps);
     pshm_sleep_init();
-    /* Blocking in the transport pays only where it carries the writes:
-     * with every PE mapped they come by load/store, which it never sees. */
-    int all_mapped = 1;
-    for (int r = 0; r < pshm_g.n_pes; r++)
-        all_mapped &= pshm_g.peer[r].base[PSHM_SEG_HEAP] != NULL;
-    if (all_mapped)
-        tp_ops.block = NULL;
     pshm_g.tp = &tp_ops;
     pshm_g.tp_quiet = tp_ops.quiet != NULL;
     pshm_g.tp_progress = tp_ops.progress != NULL;
@@ -414,6 +407,10 @@ static int init(int requested, int *provided, int fatal)
     /* Before the teams: a collectives component asks MPI for it. */
     pshm_thread_level = thread_level(requested, tp_ops.caps);
     pshm_teams_init();
+    /* Blocking in the transport pays only where it carries the writes:
+     * with every PE mapped they come by load/store, which it never sees. */
+    if (pshm_team_world.all_mapped)
+        tp_ops.block = NULL;
     teams_up = 1;
 
     if (provided)

@@ -1,10 +1,9 @@
 /* Errors of operations, waiting, quiet and fence, progress of the target
  * endpoint, and the progress thread. */
-#include <poll.h>
-#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/sleep_fd.h"
 #include "ofi.h"
 
 __attribute__((noreturn, cold)) void ofi_fail(const char *what, ssize_t rc)
@@ -66,9 +65,7 @@ int ofi_block(unsigned max_us)
         pshm_unlock(&dflt.lock);
     if (rc)
         return 1; /* something to serve first: the core's progress does */
-    struct pollfd p = {.fd = g.wait_fd, .events = POLLIN};
-    struct timespec ts = {.tv_sec = max_us / 1000000u, .tv_nsec = (long)(max_us % 1000000u) * 1000};
-    return ppoll(&p, 1, &ts, NULL) > 0;
+    return pshm_sleep_on_fd(g.wait_fd, max_us);
 }
 
 /* Wait until everything c issued has completed.  One counter read per

@@ -6,14 +6,13 @@
  * default worker).  So every wait here also progresses the default
  * worker, and a progress thread serves programs that compute without
  * calling the library. */
-#include <poll.h>
-#include <sched.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "cpu_relax.h"
+#include "../common/sleep_fd.h"
 #include "ucx.h"
 
 /* Serve incoming traffic once.  If another thread holds the default
@@ -54,9 +53,7 @@ int ucx_block(unsigned max_us)
         pshm_unlock(&dflt.lock);
     if (st != UCS_OK)
         return 1; /* served something, or events wait to be: look again */
-    struct pollfd p = {.fd = g.efd, .events = POLLIN};
-    struct timespec ts = {.tv_sec = max_us / 1000000u, .tv_nsec = (long)(max_us % 1000000u) * 1000};
-    return ppoll(&p, 1, &ts, NULL) > 0;
+    return pshm_sleep_on_fd(g.efd, max_us);
 }
 
 /* Wait for a request of c (c held by the caller). */

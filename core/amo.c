@@ -25,15 +25,37 @@ static void cpu_amo(void *p, int op, int type, const void *operand, const void *
     }
 }
 
+/* The segment and offset of the w bytes at dst.  The heap and the global
+ * data in a few compares: every AMO to a PE reached through the transport
+ * comes here.  The rest (spaces, bounds errors, SHMEM_DEBUG's checks)
+ * through the general test. */
+static inline int amo_seg(const char *routine, const void *dst, size_t w, size_t *off)
+{
+    if (PSHM_LIKELY(!pshm_g.debug)) {
+        uintptr_t o = (uintptr_t)dst - pshm_g.heap_lo;
+        if (o < pshm_g.heap_user_len && w <= pshm_g.heap_user_len - o) {
+            *off = o;
+            return PSHM_SEG_HEAP;
+        }
+        o = (uintptr_t)dst - pshm_g.data_lo;
+        if (o < pshm_g.data_len && w <= pshm_g.data_len - o) {
+            *off = o;
+            return PSHM_SEG_DATA;
+        }
+    }
+    int s = pshm_range_or_die(routine, "dest", dst, w, off);
+    if (pshm_g.debug && (*off & (w - 1)))
+        pshm_fatal("%s: address %p is not aligned to its %zu-byte type", routine, dst, w);
+    return s;
+}
+
 void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
                    const void *operand, const void *compare, void *fetch, int nbi)
 {
     pshm_check_pe(routine, pe);
-    size_t off;
     size_t w = (type == PSHM_T_U32 || type == PSHM_T_FLOAT) ? 4 : 8;
-    int s = pshm_range_or_die(routine, "dest", dst, w, &off);
-    if (pshm_g.debug && (off & (w - 1)))
-        pshm_fatal("%s: address %p is not aligned to its %zu-byte type", routine, dst, w);
+    size_t off;
+    int s = amo_seg(routine, dst, w, &off);
     char *b = pshm_route_amo(pe, s);
     if (b) {
         cpu_amo(b + off, op, type, operand, compare, fetch);

@@ -14,6 +14,7 @@
 #include "shmemx.h"
 #include "pshmem.h"
 #include "pshm.h"
+#include "cpu_amo.h"
 
 #define PSHM_API __attribute__((visibility("default")))
 
@@ -68,26 +69,6 @@ static inline double pshm_from_bits_double(uint64_t u)
     memcpy(&d, &u, 8);
     return d;
 }
-
-/* One CPU atomic; op is a constant at every call site so the switch folds. */
-#define PSHM_CPU_AMO(p, op, v, cmp)                                                                \
-    ({                                                                                             \
-        __typeof__(*(p)) r_ = 0;                                                                   \
-        switch (op) {                                                                              \
-        case PSHM_AMO_ADD: r_ = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); break;                 \
-        case PSHM_AMO_AND: r_ = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break;                 \
-        case PSHM_AMO_OR: r_ = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); break;                   \
-        case PSHM_AMO_XOR: r_ = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); break;                 \
-        case PSHM_AMO_SWAP: r_ = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); break;               \
-        case PSHM_AMO_CSWAP:                                                                       \
-            r_ = (cmp);                                                                            \
-            __atomic_compare_exchange_n(p, &r_, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);         \
-            break;                                                                                 \
-        case PSHM_AMO_READ: r_ = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;                      \
-        case PSHM_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); break;                        \
-        }                                                                                          \
-        r_;                                                                                        \
-    })
 
 /* Fetching (f), non-fetching (n) and non-blocking fetching (nbi) AMOs.
  * Only n wakes a sleeping target: set, add, inc and the bitwise ops are

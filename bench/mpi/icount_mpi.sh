@@ -1,10 +1,12 @@
 #!/bin/bash
-# Instructions per shmem_putmem(8 B)+shmem_quiet and per
-# shmem_long_atomic_fetch_add on PE 0 of a 2-PE job (callgrind), over
-# PlugSHMEM's mpi transport with the bypass off and over OSHMPI on the same
-# MPICH, alternating ROUNDS times; then the same operations on MPI alone
-# (raw_mpi_put: MPI_Put + MPI_Win_flush, MPI_Fetch_and_op +
-# MPI_Win_flush_local).
+# Instructions per call, on PE 0 of a 2-PE job (callgrind), of the 8-byte
+# operations an atomics path changes: put + quiet, get, long fetch-add,
+# long add (N adds and one quiet) and long compare-swap.  Over PlugSHMEM's
+# mpi transport with the bypass off on each atomics path (SHMEM_MPI_AMO=am,
+# rma), over OSHMPI on the same MPICH, and on MPI alone (raw_mpi_put:
+# MPI_Put + MPI_Win_flush, MPI_Get + MPI_Win_flush_local, MPI_Fetch_and_op
+# and MPI_Compare_and_swap + MPI_Win_flush_local, MPI_Accumulate and one
+# MPI_Win_flush), alternating ROUNDS times.
 #
 # Each count is split in two: "wait", what UCX's progress function
 # (ucp_worker_progress, inclusive) executed, which is mostly polling until
@@ -49,8 +51,15 @@ run() {
     for f in "$cg"/cg.*; do
         local part total wait above
         part=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
-        case "$part" in putmem8+quiet | long_atomic_fetch_add | put8+flush | fetch_and_op+flush_local) ;;
-        *) continue ;; esac
+        local op
+        case "$part" in
+        putmem8+quiet | put8+flush) op=put ;;
+        getmem8 | get8+flush_local) op=get ;;
+        long_atomic_fetch_add | fetch_and_op+flush_local) op=fetch_add ;;
+        long_atomic_add | accumulate+flush) op=add ;;
+        long_atomic_compare_swap | compare_and_swap+flush_local) op=compare_swap ;;
+        *) continue ;;
+        esac
         total=$(sed -n 's/^totals: //p' "$f")
         wait=$(callgrind_annotate --auto=no --inclusive=yes "$f" 2>/dev/null |
             awk '/ucp_worker_progress \[/ && !done { c = $1; gsub(",", "", c); print c; done = 1 }')
@@ -62,12 +71,13 @@ run() {
                 if ($NF !~ /libmpich|libucp|libuct|libucs|libc\.so|libpthread|ld-linux|libhwloc/) a += c
             }
             END { print a + 0 }')
-        echo "$who $part $(((total - base) / n)) $((${wait:-0} / n)) $(((above - base) / n))" >>"$out"
+        echo "$who $op $(((total - base) / n)) $((${wait:-0} / n)) $(((above - base) / n))" >>"$out"
     done
 }
 
 for _ in $(seq "$rounds"); do
-    SHMEM_TRANSPORT=mpi SHMEM_BYPASS=0 run plugshmem "$build/bench/p2p/p2p_bench" icount "$n"
+    SHMEM_TRANSPORT=mpi SHMEM_BYPASS=0 SHMEM_MPI_AMO=am run am "$build/bench/p2p/p2p_bench" icount "$n"
+    SHMEM_TRANSPORT=mpi SHMEM_BYPASS=0 SHMEM_MPI_AMO=rma run rma "$build/bench/p2p/p2p_bench" icount "$n"
     [ -x "$oshmpi" ] && run oshmpi "$oshmpi" icount "$n"
     run raw "$build/bench/mpi/raw_mpi_put" icount "$n"
 done
@@ -87,9 +97,9 @@ row() { # label who region
 printf '%d rounds of %d operations; instructions per call (medians; min: least disturbed total)\n' \
     "$rounds" "$n"
 printf '%-34s %8s %8s %8s %8s %8s\n' "" above work wait total min
-row "putmem8+quiet, PlugSHMEM mpi" plugshmem putmem8+quiet
-row "putmem8+quiet, OSHMPI" oshmpi putmem8+quiet
-row "MPI_Put+MPI_Win_flush, MPI alone" raw put8+flush
-row "long fetch-add, PlugSHMEM mpi" plugshmem long_atomic_fetch_add
-row "long fetch-add, OSHMPI" oshmpi long_atomic_fetch_add
-row "MPI_Fetch_and_op, MPI alone" raw fetch_and_op+flush_local
+for op in put get fetch_add add compare_swap; do
+    row "$op, PlugSHMEM mpi am" am "$op"
+    row "$op, PlugSHMEM mpi rma" rma "$op"
+    row "$op, OSHMPI" oshmpi "$op"
+    row "$op, MPI alone" raw "$op"
+done

@@ -1,12 +1,16 @@
 /*
  * The floor under the mpi transport: the same operations on MPI alone.
- * Rank 0 puts 8 bytes to rank 1 and waits for remote completion
- * (MPI_Put + MPI_Win_flush), and fetch-adds a long on rank 1
- * (MPI_Fetch_and_op + MPI_Win_flush_local); rank 1 waits in a barrier, as
- * a PE does in shmem_barrier_all.  The window is created and locked as the
- * plugin does it.
+ * Rank 0, on a long of rank 1: puts 8 bytes and waits for remote
+ * completion (MPI_Put + MPI_Win_flush), gets them (MPI_Get +
+ * MPI_Win_flush_local), fetch-adds (MPI_Fetch_and_op + MPI_Win_flush_local),
+ * adds (MPI_Accumulate, one MPI_Win_flush after all) and compare-swaps
+ * (MPI_Compare_and_swap + MPI_Win_flush_local); rank 1 waits in a barrier,
+ * as a PE does in shmem_barrier_all.  The window is created and locked as
+ * the plugin does it.
  *
- *   raw_mpi_put [iterations] [single|multiple]       latency, microseconds
+ *   raw_mpi_put [iterations] [single|multiple]       latency, microseconds,
+ *                                                    one line per operation
+ *                                                    as p2p_bench ops prints
  *   raw_mpi_put icount N [single|multiple]           callgrind regions
  *
  * "multiple" (the default) initializes MPI at MPI_THREAD_MULTIPLE like the
@@ -42,6 +46,37 @@ __attribute__((noinline)) static long fetch_add(long n)
         sum += old;
     }
     return sum;
+}
+
+__attribute__((noinline)) static void get_flush(long n)
+{
+    long v;
+    for (long i = 0; i < n; i++) {
+        MPI_Get(&v, 8, MPI_BYTE, 1, 0, 8, MPI_BYTE, win);
+        MPI_Win_flush_local(1, win);
+    }
+}
+
+__attribute__((noinline)) static void add(long n)
+{
+    long one = 1;
+    for (long i = 0; i < n; i++)
+        MPI_Accumulate(&one, 1, MPI_INT64_T, 1, 8, 1, MPI_INT64_T, MPI_SUM, win);
+    MPI_Win_flush(1, win);
+}
+
+__attribute__((noinline)) static long compare_swap(long n)
+{
+    long old = 0, w = 0;
+    MPI_Fetch_and_op(&w, &w, MPI_INT64_T, 1, 8, MPI_NO_OP, win);
+    MPI_Win_flush_local(1, win);
+    for (long i = 0; i < n; i++) {
+        long next = w + 1;
+        MPI_Compare_and_swap(&next, &w, &old, MPI_INT64_T, 1, 8, win);
+        MPI_Win_flush_local(1, win);
+        w = old + 1;
+    }
+    return w;
 }
 
 int main(int argc, char **argv)
@@ -85,15 +120,32 @@ int main(int argc, char **argv)
             BENCH_REGION_BEGIN();
             word += fetch_add(iters);
             BENCH_REGION_END("fetch_and_op+flush_local");
+            BENCH_REGION_BEGIN();
+            get_flush(iters);
+            BENCH_REGION_END("get8+flush_local");
+            BENCH_REGION_BEGIN();
+            add(iters);
+            BENCH_REGION_END("accumulate+flush");
+            BENCH_REGION_BEGIN();
+            word += compare_swap(iters);
+            BENCH_REGION_END("compare_and_swap+flush_local");
             BENCH_EMPTY_LOOP(iters);
         } else {
             double t0 = MPI_Wtime();
             put_flush(iters);
-            double tp = (MPI_Wtime() - t0) / (double)iters * 1e6;
+            printf("put8+quiet %10.3f\n", (MPI_Wtime() - t0) / (double)iters * 1e6);
+            t0 = MPI_Wtime();
+            get_flush(iters);
+            printf("get8 %10.3f\n", (MPI_Wtime() - t0) / (double)iters * 1e6);
             t0 = MPI_Wtime();
             word += fetch_add(iters);
-            double tf = (MPI_Wtime() - t0) / (double)iters * 1e6;
-            printf("raw MPI (%s) put8+flush %8.3f us   fetch_and_op %8.3f us\n", level, tp, tf);
+            printf("fetch_add %10.3f\n", (MPI_Wtime() - t0) / (double)iters * 1e6);
+            t0 = MPI_Wtime();
+            add(iters);
+            printf("add %10.3f\n", (MPI_Wtime() - t0) / (double)iters * 1e6);
+            t0 = MPI_Wtime();
+            word += compare_swap(iters);
+            printf("compare_swap %10.3f\n", (MPI_Wtime() - t0) / (double)iters * 1e6);
         }
     }
     MPI_Barrier(MPI_COMM_WORLD);

@@ -3,6 +3,9 @@
  * same source builds against PlugSHMEM and against any other OpenSHMEM.
  *
  *   p2p_bench lat     put+quiet, get, fetch-add and compare-swap latency
+ *   p2p_bench ops [N] one line per 8-byte operation, microseconds per call:
+ *                     put+quiet, get, fetch-add, add (N adds then one
+ *                     quiet), compare-swap (bench/mpi/compare_raw.sh)
  *   p2p_bench bw      put_nbi bandwidth by message size
  *   p2p_bench rate    8-byte put_nbi message rate
  *   p2p_bench icount  a fixed number of operations between callgrind
@@ -67,6 +70,45 @@ static void lat(char *buf, char *src)
     }
 }
 
+/* The operations an AMO path changes, at 8 bytes, each timed over n calls. */
+static void ops(char *buf, char *src, int n)
+{
+    if (shmem_my_pe() != 0)
+        return;
+    long v = 0;
+    for (int k = 0; k < n / 10 + 100; k++) { /* warm up */
+        shmem_putmem(buf, src, 8, 1);
+        shmem_quiet();
+        v += shmem_long_atomic_fetch_add(&target_word, 1, 1);
+    }
+    double t0 = now();
+    for (int k = 0; k < n; k++) {
+        shmem_putmem(buf, src, 8, 1);
+        shmem_quiet();
+    }
+    printf("put8+quiet %10.3f\n", (now() - t0) / n * 1e6);
+    t0 = now();
+    for (int k = 0; k < n; k++)
+        shmem_getmem(src, buf, 8, 1);
+    printf("get8 %10.3f\n", (now() - t0) / n * 1e6);
+    t0 = now();
+    for (int k = 0; k < n; k++)
+        v += shmem_long_atomic_fetch_add(&target_word, 1, 1);
+    printf("fetch_add %10.3f\n", (now() - t0) / n * 1e6);
+    t0 = now();
+    for (int k = 0; k < n; k++)
+        shmem_long_atomic_add(&target_word, 1, 1);
+    shmem_quiet();
+    printf("add %10.3f\n", (now() - t0) / n * 1e6);
+    long w = shmem_long_atomic_fetch(&target_word, 1);
+    t0 = now();
+    for (int k = 0; k < n; k++)
+        w = shmem_long_atomic_compare_swap(&target_word, w, w + 1, 1) + 1;
+    printf("compare_swap %10.3f\n", (now() - t0) / n * 1e6);
+    if (v + w == 42)
+        printf("\n");
+}
+
 static void bw(char *buf, char *src)
 {
     if (shmem_my_pe() == 0) {
@@ -121,8 +163,20 @@ static void icount(char *buf, char *src, int n)
     BENCH_REGION_END("long_atomic_fetch_add");
     BENCH_REGION_BEGIN();
     for (int k = 0; k < n; k++)
+        shmem_getmem(src, buf, 8, 1);
+    BENCH_REGION_END("getmem8");
+    /* completed by one quiet, as a program would, counted in the region */
+    BENCH_REGION_BEGIN();
+    for (int k = 0; k < n; k++)
         shmem_long_atomic_add(&target_word, 1, 1);
+    shmem_quiet();
     BENCH_REGION_END("long_atomic_add");
+    long w = shmem_long_atomic_fetch(&target_word, 1);
+    BENCH_REGION_BEGIN();
+    for (int k = 0; k < n; k++)
+        w = shmem_long_atomic_compare_swap(&target_word, w, w + 1, 1) + 1;
+    BENCH_REGION_END("long_atomic_compare_swap");
+    v += w;
     BENCH_REGION_BEGIN();
     for (int k = 0; k < n; k++)
         shmem_long_p((long *)buf, k, 1);
@@ -153,10 +207,12 @@ int main(int argc, char **argv)
         bw(buf, src);
     else if (!strcmp(mode, "rate"))
         rate(buf, src);
+    else if (!strcmp(mode, "ops"))
+        ops(buf, src, argc > 2 ? atoi(argv[2]) : 20000);
     else if (!strcmp(mode, "icount"))
         icount(buf, src, argc > 2 ? atoi(argv[2]) : 1000);
     else if (shmem_my_pe() == 0)
-        fprintf(stderr, "p2p_bench: unknown mode '%s'; use lat, bw, rate or icount\n", mode);
+        fprintf(stderr, "p2p_bench: unknown mode '%s'; use lat, ops, bw, rate or icount\n", mode);
     shmem_barrier_all();
     shmem_free(buf);
     free(src);

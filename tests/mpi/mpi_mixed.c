@@ -1,12 +1,16 @@
 /*
- * Atomicity of MPI atomics on shared words: every PE updates the same words
- * on every PE, each word with a mix of operations (MPI guarantees atomicity
- * only among accumulates on one window with one datatype, and the plugin
- * sends every AMO through the default window of its segment, fetch and set
- * included).  Run with SHMEM_EMULATE_NODES=2: the PEs of one emulated node
- * map each other's memory, and the test checks that the core then still
- * sends their atomics through MPI (the plugin does not claim coherence
- * with CPU atomics), so one word never sees both mechanisms.
+ * Atomicity of the mpi transport's atomics on shared words: every PE updates
+ * the same words on every PE, each word with a mix of operations.  Run with
+ * SHMEM_EMULATE_NODES=2: the PEs of one emulated node map each other's
+ * memory.
+ *   SHMEM_MPI_AMO=rma: MPI guarantees atomicity only among accumulates on
+ *     one window with one datatype; the plugin sends every AMO through the
+ *     default window of its segment, fetch and set included, and does not
+ *     claim coherence with CPU atomics, so the core sends on-node atomics
+ *     through MPI too and one word never sees both mechanisms.
+ *   SHMEM_MPI_AMO=am: on-node atomics are CPU atomics and the others are
+ *     applied by CPU atomics at their target, so one word sees both kinds
+ *     of caller at once.
  *
  *   count64: add, fetch-add, inc, fetch-inc, compare-and-swap increment
  *   bits64, bits32: PE p's bit set with or / fetch-or and cleared with and /

@@ -12,7 +12,9 @@ struct mctx dflt;
 
 static void sets_free(struct mctx *c)
 {
-    for (int i = 0; i < W_N; i++) {
+    free(c->am_wait);
+    c->am_wait = NULL;
+    for (int i = 0; i < W_SETS; i++) {
         free(c->ds[i].pe);
         free(c->ds[i].has);
         c->ds[i].pe = NULL;
@@ -33,7 +35,7 @@ int ctx_setup(struct mctx *c, int solo, MPI_Win rma[PSHM_NSEGS], int slot)
         c->win[W_RMA + s] = rma[s];
         c->win[W_AMO + s] = c == &dflt ? rma[s] : dflt.win[s];
     }
-    for (int i = 0; i < W_N; i++) {
+    for (int i = 0; i < W_SETS; i++) {
         c->ds[i].pe = malloc(sizeof(int) * (size_t)n);
         c->ds[i].has = calloc((size_t)n, 1);
         if (!c->ds[i].pe || !c->ds[i].has)
@@ -64,16 +66,29 @@ void dirty_add_locked(struct mctx *c, int i, int pe)
     pshm_unlock(&c->lock);
 }
 
+/* Completes at the n PEs of pe what set i sent them. */
+static void complete_at(struct mctx *c, int i, const int *pe, int n)
+{
+    if (i == W_AM) {
+        c->am_unanswered = 0;
+        am_flush_pes(pe, n);
+        return;
+    }
+    for (int k = 0; k < n; k++)
+        CHECK("MPI_Win_flush", MPI_Win_flush(pe[k], c->win[i]));
+}
+
 /* Completes at their targets the operations of the PEs in ds[i]. */
 static void flush_solo(struct mctx *c, int i)
 {
     struct dset *d = &c->ds[i];
-    for (int k = 0; k < d->n; k++) {
-        CHECK("MPI_Win_flush", MPI_Win_flush(d->pe[k], c->win[i]));
+    complete_at(c, i, d->pe, d->n);
+    for (int k = 0; k < d->n; k++)
         d->has[d->pe[k]] = 0;
-    }
     d->n = 0;
     c->dirty[i] = 0;
+    if (i == W_AM)
+        am_complete(c);
 }
 
 /* The same on a context threads share.  The set is emptied first, so that
@@ -97,8 +112,7 @@ __attribute__((noinline)) static void flush_shared(struct mctx *c, int i)
     }
     d->n = 0;
     __atomic_store_n(&c->dirty[i], 0, __ATOMIC_RELAXED);
-    for (int k = 0; k < n; k++)
-        CHECK("MPI_Win_flush", MPI_Win_flush(list[k], c->win[i]));
+    complete_at(c, i, list, n);
     pshm_unlock(&c->lock);
     if (list != copy)
         free(list);
@@ -110,7 +124,8 @@ __attribute__((noinline)) static void flush_shared(struct mctx *c, int i)
 __attribute__((noinline)) static void flush(struct mctx *c)
 {
     note_progress();
-    for (int i = 0; i < W_N; i++) {
+    int sets = g.amo_am ? W_SETS : W_N;
+    for (int i = 0; i < sets; i++) {
         if (LIKELY(c->solo)) {
             if (c->dirty[i])
                 flush_solo(c, i);
@@ -127,12 +142,12 @@ void ring_drain(struct mctx *c) { flush(c); }
 
 /* The common case costs a few loads: nothing issued since the last quiet
  * (a put+quiet loop dirties one window of four). */
-_Static_assert(W_N == sizeof(uint32_t), "quiet reads the dirty flags as one word");
+_Static_assert(W_SETS <= sizeof(uint64_t), "quiet reads the dirty flags as one word");
 
 void mpi_quiet(pshm_tctx t)
 {
     struct mctx *c = MCTX(t);
-    uint32_t any;
+    uint64_t any;
     memcpy(&any, c->dirty, sizeof any);
     /* A shared context flushes even when its set looks empty: another
      * thread may be flushing operations of ours (flush_shared). */

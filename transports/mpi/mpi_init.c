@@ -73,9 +73,24 @@ static int mpi_max_priority(const pshm_core_services *svc)
 
 /* Cheap: looks at MPI's state and the environment, never starts MPI
  * (shmem_info calls it). */
+static const char *const amo_words[] = {"auto", "am", "rma", NULL};
+
+/* Asked here, before MPI starts, so that the job stops with one line. */
+static int am_without_thread(const pshm_core_services *svc, char *why, size_t whylen)
+{
+    if (!PSHM_ABI_HAS(svc, pshm_core_services, get_string) ||
+        svc->get_choice("SHMEM_MPI_AMO", amo_words, 0) != 1 ||
+        svc->get_bool("SHMEM_PROGRESS_THREAD", -1) != 0)
+        return 0;
+    snprintf(why, whylen,
+             "SHMEM_MPI_AMO=am needs the progress thread, which SHMEM_PROGRESS_THREAD=0 turns "
+             "off; use SHMEM_MPI_AMO=rma or auto");
+    return 1;
+}
+
 static int mpi_query(const pshm_core_services *svc, char *why, size_t whylen)
 {
-    if (!mpi_would_match(svc, why, whylen))
+    if (!mpi_would_match(svc, why, whylen) || am_without_thread(svc, why, whylen))
         return -1;
     return mpi_max_priority(svc);
 }
@@ -233,6 +248,7 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
         number("SHMEM_MPI_STAGE_MAX", 0, RING_BYTES / 4, STAGE_MAX_DEFAULT, "bytes", &stage_max))
         return -1;
     int coherent = svc->get_bool("SHMEM_MPI_AMO_CPU_COHERENT", 0);
+    int amo_mode = svc->get_choice("SHMEM_MPI_AMO", amo_words, 0);
     g.verbose = svc->get_bool("SHMEM_MPI_VERBOSE", 0) == 1;
     g.pool_n = (int)pool;
     g.stage_max = stage_max;
@@ -284,9 +300,24 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
         goto fail_comm;
     active = 1;
     int thread = want_thread != 0 && g.mpi_level == MPI_THREAD_MULTIPLE;
+    /* Active messages are served by the target's code: with no progress
+     * thread, a PE inside an MPI call of its own (a barrier of coll-mpi, the
+     * program's MPI) would never answer.  auto takes them wherever the
+     * thread runs (docs/mpi.md, "Atomics": fewer instructions and less
+     * time than MPI_Fetch_and_op on MPICH 4.0.2). */
+    if (amo_mode == 1 && !thread) { /* SHMEM_PROGRESS_THREAD=0 was refused by query */
+        svc->error("mpi transport: SHMEM_MPI_AMO=am needs the progress thread, which is off: "
+                   "the program's MPI provides %s, below MPI_THREAD_MULTIPLE; use "
+                   "SHMEM_MPI_AMO=rma or auto",
+                   level_name(g.mpi_level));
+        goto fail_win;
+    }
+    g.amo_am = amo_mode == 1 || (amo_mode == 0 && thread);
+    if (g.amo_am && am_open())
+        goto fail_win;
     if (thread && progress_start((unsigned)interval)) {
         svc->error("mpi transport: cannot start the progress thread");
-        goto fail_win;
+        goto fail_am;
     }
 
     memset(&ops, 0, sizeof ops);
@@ -297,7 +328,7 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
      * contexts lock their state at SHMEM_THREAD_MULTIPLE only; below it
      * the core serializes calls and caps the level it provides.  Targets
      * need progress: a non-NULL ops.progress says so. */
-    ops.caps = (coherent == 1 ? PSHM_CAP_AMO_CPU_COHERENT : 0) |
+    ops.caps = (coherent == 1 || g.amo_am ? PSHM_CAP_AMO_CPU_COHERENT : 0) |
                (g.thread_level == THREAD_MULTIPLE ? PSHM_CAP_THREAD_SAFE : 0);
     ops.ctx_create = mpi_ctx_create;
     ops.ctx_destroy = mpi_ctx_destroy;
@@ -306,7 +337,7 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.get = mpi_get;
     ops.put_nbi = mpi_put_nbi;
     ops.get_nbi = mpi_get_nbi;
-    ops.amo = mpi_amo;
+    ops.amo = g.amo_am ? am_amo : mpi_amo;
     ops.fence = mpi_fence;
     ops.quiet = mpi_quiet;
     ops.progress = mpi_progress;
@@ -328,14 +359,18 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
             *nl = '\0';
         fprintf(stderr,
                 "mpi transport: %s; MPI %s by %s, %s; progress thread %s; %d context window "
-                "pair(s); puts up to %zu B staged\n",
+                "pair(s); puts up to %zu B staged; atomics by %s\n",
                 lib, started_by_us ? "started" : "already running",
                 started_by_us ? "the plugin" : "the program", level_name(g.mpi_level),
-                progress_running() ? "on" : "off", g.pool_n, g.stage_max);
+                progress_running() ? "on" : "off", g.pool_n, g.stage_max,
+                g.amo_am ? "active message (CPU atomics at the target)" : "MPI accumulate");
     }
     *out = &ops;
     return 0;
 
+fail_am:
+    if (g.amo_am)
+        am_close();
 fail_win:
     active = 0;
     win_close_all();
@@ -352,6 +387,8 @@ static void mpi_fini(void)
         return;
     mpi_quiet(NULL);
     progress_stop();
+    if (g.amo_am)
+        am_close();
     mpi_spaces_close(); /* spaces still attached: every PE has the same */
     win_close_all();
     MPI_Comm_free(&g.comm);
@@ -368,6 +405,10 @@ static const pshm_setting settings[] = {
      "one shares the default context's windows"},
     {"SHMEM_MPI_STAGE_MAX", PSHM_SETTING_UINT, "256", NULL,
      "mpi transport: puts up to this many bytes are copied and left in flight (0..16384)"},
+    {"SHMEM_MPI_AMO", PSHM_SETTING_CHOICE, "auto", "auto|am|rma",
+     "mpi transport: atomics by active message applied with CPU atomics at the target (am; "
+     "needs the progress thread) or by MPI_Fetch_and_op and MPI_Accumulate (rma); auto: am "
+     "where the progress thread runs"},
     {"SHMEM_MPI_AMO_CPU_COHERENT", PSHM_SETTING_BOOL, "0", NULL,
      "mpi transport: declare MPI's atomics coherent with CPU atomics (1 is unsafe with MPICH; "
      "for measurements)"},
@@ -379,6 +420,7 @@ static const pshm_setting settings[] = {
 PSHM_TRANSPORT_DEFINE("mpi", "MPI-3 one-sided communication (MPICH): one window per segment",
                       mpi_query, mpi_init, mpi_fini, .max_priority = mpi_max_priority,
                       .settings = settings,
-                      .nbe_completion = "its own MPI_Rget and MPI_Rget_accumulate requests, then "
-                                        "MPI_Win_flush to each PE its puts and compare-and-swaps "
-                                        "went to");
+                      .nbe_completion = "its own MPI_Rget requests and its atomics' answers "
+                                        "(active messages; MPI_Rget_accumulate requests with "
+                                        "SHMEM_MPI_AMO=rma), then MPI_Win_flush to each PE its "
+                                        "puts (and rma compare-and-swaps) went to");

@@ -100,6 +100,12 @@ void mpi_get_nbe(pshm_tctx t, int pe, int seg, size_t off, void *dst, size_t len
 void mpi_amo_nbe(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const void *operand,
                  const void *compare, void *fetch, pshm_treq *req)
 {
+    if (g.amo_am) { /* answered once applied, with the old value or empty */
+        if (op == PSHM_AMO_READ && !fetch)
+            return;
+        am_post(pe, seg, off, op, type, operand, compare, fetch, new_request(mreq_of(req)));
+        return;
+    }
     if (UNLIKELY(seg >= PSHM_NSEGS)) {
         mpi_space_amo(pe, seg, off, op, type, operand, compare, fetch);
         return;
@@ -126,6 +132,10 @@ int mpi_req_test(pshm_tctx t, pshm_treq req)
 {
     struct mctx *c = MCTX(t);
     struct mreq *m = (struct mreq *)req;
+    /* The program waits here: it serves its peers' atomics (one of them
+     * may be this request's own, to this PE). */
+    if (g.amo_am)
+        am_serve();
     /* From the first every time: a completed request became
      * MPI_REQUEST_NULL, which MPI_Test passes over at once. */
     for (int k = 0; k < m->n; k++) {

@@ -6,8 +6,9 @@
  *
  * Files: mpi_init.c (MPI itself, query, init, fini), mpi_win.c (windows and
  * their pool), mpi_ctx.c (contexts, quiet, fence), mpi_rma.c (put, get),
- * mpi_amo.c (atomics), mpi_nbe.c (explicit requests), mpi_space.c (memory
- * spaces), mpi_progress.c (progress and its thread).
+ * mpi_amo.c (atomics), mpi_am.c (atomics by active message), mpi_nbe.c
+ * (explicit requests), mpi_space.c (memory spaces), mpi_progress.c
+ * (progress and its thread).
  */
 #ifndef PSHM_MPI_PLUGIN_H
 #define PSHM_MPI_PLUGIN_H
@@ -44,6 +45,10 @@
  * among operations on one window, so every AMO on a word must go through
  * the same one whatever the context. */
 enum { W_RMA = 0, W_AMO = PSHM_NSEGS, W_N = 2 * PSHM_NSEGS };
+/* The dirty set of atomics sent by active message (SHMEM_MPI_AMO=am): the
+ * PEs a quiet must ask for an answer (mpi_am.c).  It follows the windows'
+ * sets, so that one loop and one word of flags cover all of them. */
+enum { W_AM = W_N, W_SETS = W_N + 1 };
 
 /* The PEs a context sent operations to on one window since its last
  * quiet, which quiet then flushes one by one.  Not MPI_Win_flush_all:
@@ -58,9 +63,9 @@ struct dset {
 
 struct mctx {
     MPI_Win win[W_N];
-    /* dirty[i]: ds[i] is not empty (one load per window tells quiet
-     * whether there is anything to do). */
-    unsigned char dirty[W_N];
+    /* dirty[i]: ds[i] is not empty (one load tells quiet whether there is
+     * anything to do: the flags are read as one word). */
+    unsigned char dirty[8];
     /* This context is never used by two threads at once: it may stage
      * operands in its ring instead of waiting for local completion, and
      * its dirty sets need no lock. */
@@ -68,7 +73,13 @@ struct mctx {
     unsigned char own_windows; /* rma[] came from the pool */
     struct pshm_lock lock;     /* the dirty sets of a shared context */
     int pool_slot;
-    struct dset ds[W_N];
+    struct dset ds[W_SETS];
+    /* Active messages: fetching _nbi answers a quiet waits for, and the
+     * messages sent since the last answer (a bound on what a target that
+     * does not serve holds for us). */
+    int am_n, am_cap;
+    MPI_Request *am_wait;
+    unsigned am_unanswered;
     /* Staging ring: small put sources and AMO operands are copied here so
      * that an operation returns without waiting for its local completion;
      * the ring is reused after a quiet, which a full ring forces. */
@@ -87,6 +98,12 @@ struct mpi_state {
     MPI_Win (*pool)[PSHM_NSEGS];
     unsigned char *pool_used;
     int verbose;
+    /* SHMEM_MPI_AMO: atomics by active message on am_comm, applied at the
+     * target with CPU atomics at seg_base[seg] + offset. */
+    int amo_am;
+    MPI_Comm am_comm;
+    int tag_ub;
+    char *seg_base[PSHM_MAX_SEGS];
 };
 
 extern struct mpi_state g HIDDEN;
@@ -133,6 +150,25 @@ void mpi_amo_issue(MPI_Win w, int pe, size_t off, int op, MPI_Datatype dt, const
 void mpi_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
              const void *compare, void *fetch, int nbi) HIDDEN;
 
+/* mpi_am.c: atomics by active message.  am_amo is ops.amo on that path
+ * (a fetching AMO or a compare-and-swap waits for its answer; _nbi
+ * fetches are answered by the next quiet); am_post sends one whose answer completes *r (the old
+ * value into fetch, or an empty answer once applied); am_flush_pes asks
+ * each PE for an answer, which comes after every message sent to it
+ * before; am_serve applies what arrived for this PE (am_serve_thread: the
+ * same from the progress thread, which must not count it as the
+ * program's). */
+int am_open(void) HIDDEN;
+void am_close(void) HIDDEN;
+void am_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
+            const void *compare, void *fetch, int nbi) HIDDEN;
+void am_post(int pe, int seg, size_t off, int op, int type, const void *operand,
+             const void *compare, void *fetch, MPI_Request *r) HIDDEN;
+void am_flush_pes(const int *pe, int n) HIDDEN;
+void am_complete(struct mctx *c) HIDDEN;
+void am_serve(void) HIDDEN;
+void am_serve_thread(void) HIDDEN;
+
 /* mpi_space.c: memory spaces, segments PSHM_NSEGS and up.  Every
  * operation on them completes in the call (see the file). */
 int mpi_seg_register(int seg, void *base, size_t size) HIDDEN;
@@ -157,10 +193,17 @@ int progress_start(unsigned interval_us) HIDDEN;
 void progress_stop(void) HIDDEN;
 int progress_running(void) HIDDEN;
 
-/* The program is inside MPI, which progresses: the thread may rest. */
-/* The progress thread (mpi_progress.c), told when the program entered MPI. */
+/* The progress thread (mpi_progress.c), told when the program entered MPI,
+ * which then progresses: the thread may rest.  Not with atomics by active
+ * message, which MPI does not serve: there only the program's own serving
+ * (am_serve) rests the thread, or a PE that only puts and quiets would
+ * keep it from ever answering its peers. */
 extern struct pshm_progress_thread mpi_pt;
-static inline void note_progress(void) { pshm_progress_poke(&mpi_pt); }
+static inline void note_progress(void)
+{
+    if (!g.amo_am)
+        pshm_progress_poke(&mpi_pt);
+}
 
 void dirty_add_locked(struct mctx *c, int i, int pe) HIDDEN;
 

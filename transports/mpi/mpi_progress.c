@@ -2,7 +2,8 @@
  * Progress.  MPICH (ch4, measured with UCX here) completes a put, a get or
  * an atomic only when the target process is inside MPI: the core's waits
  * call mpi_progress(), and a thread does the same for a PE that computes
- * without calling the library.  The thread needs MPI_THREAD_MULTIPLE.
+ * without calling the library, and serves the atomics other PEs send by
+ * active message (mpi_am.c).  The thread needs MPI_THREAD_MULTIPLE.
  */
 #include "mpi_plugin.h"
 
@@ -11,8 +12,14 @@
  * one: ../common/progress_thread.h.) */
 struct pshm_progress_thread mpi_pt;
 
+/* With atomics by active message, serving them is the poke (its
+ * MPI_Test progresses MPI as the probe does). */
 static inline void poke(void)
 {
+    if (g.amo_am) {
+        am_serve_thread();
+        return;
+    }
     int flag;
     (void)MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, g.comm, &flag, MPI_STATUS_IGNORE);
 }

@@ -18,6 +18,7 @@ static MPI_Win space_win[PSHM_MAX_SEGS];
 int mpi_seg_register(int seg, void *base, size_t size)
 {
     /* collective, as MPI_Win_create is: every PE calls it for seg */
+    g.seg_base[seg] = base; /* where active messages apply atomics */
     return win_create_over(base, size, 1, "memory space", &space_win[seg]);
 }
 
@@ -26,6 +27,7 @@ void mpi_seg_deregister(int seg)
     if (space_win[seg] != MPI_WIN_NULL && space_win[seg] != 0)
         win_close(&space_win[seg]);
     space_win[seg] = MPI_WIN_NULL;
+    g.seg_base[seg] = NULL;
 }
 
 void mpi_spaces_close(void)

@@ -3,9 +3,11 @@
  * same source builds against PlugSHMEM and against any other OpenSHMEM.
  *
  *   p2p_bench lat     put+quiet, get, fetch-add and compare-swap latency
- *   p2p_bench ops [N] one line per 8-byte operation, microseconds per call:
- *                     put+quiet, get, fetch-add, add (N adds then one
- *                     quiet), compare-swap (bench/mpi/compare_raw.sh)
+ *   p2p_bench ops [N] [heap]  one line per 8-byte operation, microseconds
+ *                     per call: put+quiet, get, fetch-add, add (N adds
+ *                     then one quiet), compare-swap (bench/mpi/compare_raw.sh);
+ *                     the atomics on a global, or with "heap" on a word
+ *                     of the symmetric heap
  *   p2p_bench bw      put_nbi bandwidth by message size
  *   p2p_bench rate    8-byte put_nbi message rate
  *   p2p_bench icount  a fixed number of operations between callgrind
@@ -71,7 +73,7 @@ static void lat(char *buf, char *src)
 }
 
 /* The operations an AMO path changes, at 8 bytes, each timed over n calls. */
-static void ops(char *buf, char *src, int n)
+static void ops(char *buf, char *src, int n, long *word)
 {
     if (shmem_my_pe() != 0)
         return;
@@ -79,7 +81,7 @@ static void ops(char *buf, char *src, int n)
     for (int k = 0; k < n / 10 + 100; k++) { /* warm up */
         shmem_putmem(buf, src, 8, 1);
         shmem_quiet();
-        v += shmem_long_atomic_fetch_add(&target_word, 1, 1);
+        v += shmem_long_atomic_fetch_add(word, 1, 1);
     }
     double t0 = now();
     for (int k = 0; k < n; k++) {
@@ -93,17 +95,17 @@ static void ops(char *buf, char *src, int n)
     printf("get8 %10.3f\n", (now() - t0) / n * 1e6);
     t0 = now();
     for (int k = 0; k < n; k++)
-        v += shmem_long_atomic_fetch_add(&target_word, 1, 1);
+        v += shmem_long_atomic_fetch_add(word, 1, 1);
     printf("fetch_add %10.3f\n", (now() - t0) / n * 1e6);
     t0 = now();
     for (int k = 0; k < n; k++)
-        shmem_long_atomic_add(&target_word, 1, 1);
+        shmem_long_atomic_add(word, 1, 1);
     shmem_quiet();
     printf("add %10.3f\n", (now() - t0) / n * 1e6);
-    long w = shmem_long_atomic_fetch(&target_word, 1);
+    long w = shmem_long_atomic_fetch(word, 1);
     t0 = now();
     for (int k = 0; k < n; k++)
-        w = shmem_long_atomic_compare_swap(&target_word, w, w + 1, 1) + 1;
+        w = shmem_long_atomic_compare_swap(word, w, w + 1, 1) + 1;
     printf("compare_swap %10.3f\n", (now() - t0) / n * 1e6);
     if (v + w == 42)
         printf("\n");
@@ -208,7 +210,8 @@ int main(int argc, char **argv)
     else if (!strcmp(mode, "rate"))
         rate(buf, src);
     else if (!strcmp(mode, "ops"))
-        ops(buf, src, argc > 2 ? atoi(argv[2]) : 20000);
+        ops(buf, src, argc > 2 ? atoi(argv[2]) : 20000,
+            argc > 3 && !strcmp(argv[3], "heap") ? (long *)(buf + MAX_SIZE - 64) : &target_word);
     else if (!strcmp(mode, "icount"))
         icount(buf, src, argc > 2 ? atoi(argv[2]) : 1000);
     else if (shmem_my_pe() == 0)

@@ -66,6 +66,9 @@ struct ucx_global {
     ucp_context_h ctx;
     struct uctx *ctxs;
     ucp_mem_h seg_mh[PSHM_NSEGS];
+    int heap_adopted; /* the heap is UCX's allocation (ucx_heap.c) */
+    int shares_memory; /* UCX has a shared-memory transport here */
+    int memory_only;   /* ... and no other (no network) */
     ucp_mem_h probe_mh[PROBE_NKINDS];
     /* memory spaces: mapping, and every PE's packed rkey at a stride */
     ucp_mem_h space_mh[PSHM_MAX_SEGS];
@@ -124,6 +127,12 @@ int ucx_map_regions(void);
 int ucx_exchange_cards(void);
 ucs_status_t ucx_unpack_rkeys(struct uctx *c, int pe);
 void ucx_unmap_regions(void);
+/* ucx_heap.c: the heap moved into memory UCX allocates, where no peer maps
+ * it (SHMEM_UCX_HEAP).  adopt: 0 moved, 1 not (the core's heap stays, to be
+ * registered), -1 error. */
+int ucx_heap_wanted(void);
+int ucx_heap_adopt(char *base, size_t len, ucp_mem_h *mh);
+void ucx_heap_return(char *base, size_t len, ucp_mem_h mh);
 
 /* ucx_rma.c */
 void ucx_put(pshm_tctx, int pe, int seg, size_t off, const void *src, size_t len);

@@ -244,7 +244,11 @@ int ucx_bitwise_selftest(void)
         for (int k = 0; k < PROBE_NKINDS; k++)
             g.bug_seen[k] |= all[pe * PROBE_NKINDS + k];
     free(all);
-    g.fetch_bitwise_cas = g.bitwise_mode >= 0 ? g.bitwise_mode : g.bug_seen[PROBE_REGISTERED];
+    /* the heap is memory of one kind or the other (ucx_heap.c), the data
+     * segment always registered */
+    g.fetch_bitwise_cas = g.bitwise_mode >= 0 ? g.bitwise_mode
+                                              : g.bug_seen[PROBE_REGISTERED] ||
+                                                    (g.heap_adopted && g.bug_seen[PROBE_UCX_ALLOCATED]);
     if (g.verbose)
         for (int k = 0; k < PROBE_NKINDS; k++)
             if (mine[k])

@@ -30,6 +30,13 @@ int ucx_map_regions(void)
         size_t size = g.svc->seg[s].size;
         if (!base || !size)
             continue;
+        if (s == PSHM_SEG_HEAP && ucx_heap_wanted()) {
+            int rc = ucx_heap_adopt(base, size, &g.seg_mh[s]);
+            if (rc < 0)
+                return -1;
+            if (rc == 0)
+                continue;
+        }
         ucs_status_t st = map(base, size, 0, &g.seg_mh[s]);
         if (st != UCS_OK) {
             g.seg_mh[s] = NULL;
@@ -77,7 +84,10 @@ void ucx_unmap_regions(void)
     }
     for (int s = 0; s < PSHM_NSEGS; s++)
         if (g.seg_mh[s]) {
-            ucp_mem_unmap(g.ctx, g.seg_mh[s]);
+            if (s == PSHM_SEG_HEAP && g.heap_adopted)
+                ucx_heap_return(g.svc->seg[s].base, g.svc->seg[s].size, g.seg_mh[s]);
+            else
+                ucp_mem_unmap(g.ctx, g.seg_mh[s]);
             g.seg_mh[s] = NULL;
         }
     for (int k = 0; k < PROBE_NKINDS; k++)

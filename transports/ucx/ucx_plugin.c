@@ -99,6 +99,25 @@ static int shares_memory(const char *res)
     return 0;
 }
 
+/* Whether every transport in RES reaches memory of this node only (no
+ * network): then a flush of the worker is what the endpoint's would be. */
+static int memory_only(const char *res)
+{
+    static const char *const mem[] = {"posix", "sysv", "cma", "xpmem", "knem", "self"};
+    int any = 0;
+    for (const char *t = res; *t;) {
+        size_t len = strcspn(t, " "), tl = strcspn(t, " /");
+        int ok = 0;
+        for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+            ok |= strlen(mem[i]) == tl && !strncmp(t, mem[i], tl);
+        if (!ok)
+            return 0;
+        any = 1;
+        t += len + (t[len] == ' ');
+    }
+    return any;
+}
+
 /* ---- selection ------------------------------------------------------ */
 
 static int ucx_max_priority(const pshm_core_services *svc)
@@ -205,7 +224,9 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     int device = device_resources(g.ctx, res, sizeof res);
     if ((g.coherent = amo_cpu_coherent(res, device)) < 0)
         goto fail;
-    g.peer_errors = !shares_memory(res);
+    g.shares_memory = shares_memory(res);
+    g.memory_only = memory_only(res);
+    g.peer_errors = !g.shares_memory;
     /* The default worker is shared with the progress thread. */
     if (ucx_worker_open(&dflt, UCS_THREAD_MODE_SERIALIZED, why, sizeof why)) {
         svc->error("ucx transport (UCX_TLS=%s): %s", g.tls, why);
@@ -277,10 +298,12 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.msg_recv = ucx_msg_recv;
     if (g.verbose)
         fprintf(stderr,
-                "ucx transport: UCX %s, UCX_TLS=%s, resources: %s; connections %s; progress thread "
-                "%s; long waits %s; CPU-coherent atomics %s; fetching and/or/xor %s (self-test: "
-                "UCX-allocated memory %s, registered memory %s)\n",
-                ucp_get_version_string(), g.tls, res, g.eager ? "eager" : "lazy",
+                "ucx transport: UCX %s, UCX_TLS=%s, resources: %s; heap %s; connections %s; "
+                "progress thread %s; long waits %s; CPU-coherent atomics %s; fetching and/or/xor "
+                "%s (self-test: UCX-allocated memory %s, registered memory %s)\n",
+                ucp_get_version_string(), g.tls, res,
+                g.heap_adopted ? "allocated by UCX" : "the core's, registered",
+                g.eager ? "eager" : "lazy",
                 g.pt.on ? "on" : "off", g.wakeup ? "sleep on the worker's events" : "poll",
                 g.coherent ? "yes" : "no",
                 g.fetch_bitwise_cas ? "by compare-and-swap" : "native",
@@ -320,6 +343,10 @@ static void ucx_fini(void)
 static const pshm_setting settings[] = {
     {"SHMEM_UCX_TLS", PSHM_SETTING_STRING, "(UCX_TLS, else all)", NULL,
      "ucx transport: UCX transports to use, e.g. tcp, sm, rc,sm; beats UCX_TLS"},
+    {"SHMEM_UCX_HEAP", PSHM_SETTING_CHOICE, "auto", "auto|ucx|core",
+     "ucx transport: the symmetric heap in memory UCX allocates, which its shared-memory "
+     "transports reach by load/store (ucx), or the core's, registered (core); auto: ucx where "
+     "no peer maps the heap (SHMEM_BYPASS=0) and PEs share the node"},
     {"SHMEM_UCX_CONNECT", PSHM_SETTING_CHOICE, "lazy", "lazy|eager",
      "ucx transport: connect to a PE on first use (lazy) or to every PE at init (eager)"},
     PSHM_KIT_PROGRESS_SETTINGS("ucx transport", "on"),

@@ -246,9 +246,8 @@ int ucx_bitwise_selftest(void)
     free(all);
     /* the heap is memory of one kind or the other (ucx_heap.c), the data
      * segment always registered */
-    g.fetch_bitwise_cas = g.bitwise_mode >= 0 ? g.bitwise_mode
-                                              : g.bug_seen[PROBE_REGISTERED] ||
-                                                    (g.heap_adopted && g.bug_seen[PROBE_UCX_ALLOCATED]);
+    int bug = g.bug_seen[PROBE_REGISTERED] || (g.heap_adopted && g.bug_seen[PROBE_UCX_ALLOCATED]);
+    g.fetch_bitwise_cas = g.bitwise_mode >= 0 ? g.bitwise_mode : bug;
     if (g.verbose)
         for (int k = 0; k < PROBE_NKINDS; k++)
             if (mine[k])

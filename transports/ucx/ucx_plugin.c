@@ -81,41 +81,31 @@ static int device_resources(ucp_context_h ctx, char *out, size_t outlen)
     return found ? device : -1;
 }
 
-/* Whether RES (device_resources) has a shared-memory transport. Those
- * (posix, sysv, cma here) have no peer-failure handling: with it asked for
- * on an endpoint, UCX refuses them ("no peer failure handler") and reaches
- * an on-node peer over tcp or not at all, so it is asked for only without
- * them (ucx_connect). */
-static int shares_memory(const char *res)
-{
-    static const char *const shm[] = {"posix", "sysv", "cma", "xpmem", "knem"};
-    for (const char *t = res; *t;) {
-        size_t len = strcspn(t, " "), tl = strcspn(t, " /");
-        for (size_t i = 0; i < sizeof shm / sizeof shm[0]; i++)
-            if (strlen(shm[i]) == tl && !strncmp(t, shm[i], tl))
-                return 1;
-        t += len + (t[len] == ' ');
-    }
-    return 0;
-}
-
-/* Whether every transport in RES reaches memory of this node only (no
- * network): then a flush of the worker is what the endpoint's would be. */
-static int memory_only(const char *res)
+/* What the transports of RES (device_resources) reach: *shm, whether one
+ * is a shared-memory transport.  Those (posix, sysv, cma here) have no
+ * peer-failure handling: with it asked for on an endpoint, UCX refuses
+ * them ("no peer failure handler") and reaches an on-node peer over tcp or
+ * not at all, so it is asked for only without them (ucx_connect).
+ * *mem_only: whether every one reaches this node's memory only (no
+ * network), where a flush of the worker is what the endpoint's would be. */
+static void classify(const char *res, int *shm, int *mem_only)
 {
     static const char *const mem[] = {"posix", "sysv", "cma", "xpmem", "knem", "self"};
-    int any = 0;
+    enum { SELF = 5 };
+    *shm = 0;
+    *mem_only = *res != 0;
     for (const char *t = res; *t;) {
         size_t len = strcspn(t, " "), tl = strcspn(t, " /");
-        int ok = 0;
-        for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
-            ok |= strlen(mem[i]) == tl && !strncmp(t, mem[i], tl);
-        if (!ok)
-            return 0;
-        any = 1;
+        const int n = (int)(sizeof mem / sizeof mem[0]);
+        int k = 0;
+        while (k < n && (strlen(mem[k]) != tl || strncmp(t, mem[k], tl)))
+            k++;
+        if (k == n)
+            *mem_only = 0;
+        else if (k != SELF)
+            *shm = 1;
         t += len + (t[len] == ' ');
     }
-    return any;
 }
 
 /* ---- selection ------------------------------------------------------ */
@@ -224,8 +214,7 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     int device = device_resources(g.ctx, res, sizeof res);
     if ((g.coherent = amo_cpu_coherent(res, device)) < 0)
         goto fail;
-    g.shares_memory = shares_memory(res);
-    g.memory_only = memory_only(res);
+    classify(res, &g.shares_memory, &g.memory_only);
     g.peer_errors = !g.shares_memory;
     /* The default worker is shared with the progress thread. */
     if (ucx_worker_open(&dflt, UCS_THREAD_MODE_SERIALIZED, why, sizeof why)) {
@@ -346,7 +335,7 @@ static const pshm_setting settings[] = {
     {"SHMEM_UCX_HEAP", PSHM_SETTING_CHOICE, "auto", "auto|ucx|core",
      "ucx transport: the symmetric heap in memory UCX allocates, which its shared-memory "
      "transports reach by load/store (ucx), or the core's, registered (core); auto: ucx where "
-     "no peer maps the heap (SHMEM_BYPASS=0) and PEs share the node"},
+     "no peer maps the heap (SHMEM_BYPASS=0), PEs share the node and UCX has shared memory"},
     {"SHMEM_UCX_CONNECT", PSHM_SETTING_CHOICE, "lazy", "lazy|eager",
      "ucx transport: connect to a PE on first use (lazy) or to every PE at init (eager)"},
     PSHM_KIT_PROGRESS_SETTINGS("ucx transport", "on"),

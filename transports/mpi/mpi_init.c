@@ -410,8 +410,8 @@ static const pshm_setting settings[] = {
      "needs the progress thread) or by MPI_Fetch_and_op and MPI_Accumulate (rma); auto: am "
      "where the progress thread runs"},
     {"SHMEM_MPI_AMO_CPU_COHERENT", PSHM_SETTING_BOOL, "0", NULL,
-     "mpi transport: declare MPI's atomics coherent with CPU atomics (1 is unsafe with MPICH; "
-     "for measurements)"},
+     "mpi transport: with SHMEM_MPI_AMO=rma, declare MPI's atomics coherent with CPU atomics "
+     "(1 is unsafe with MPICH; for measurements)"},
     {"SHMEM_MPI_VERBOSE", PSHM_SETTING_BOOL, "0", NULL,
      "mpi transport: 1: PE 0 prints the MPI library and modes chosen"},
     {NULL, 0, NULL, NULL, NULL},

@@ -14,7 +14,6 @@
 #include "shmemx.h"
 #include "pshmem.h"
 #include "pshm.h"
-#include "cpu_amo.h"
 
 #define PSHM_API __attribute__((visibility("default")))
 

@@ -126,6 +126,32 @@ enum pshm_amo_op {
     PSHM_AMO_NOPS
 };
 
+/* One AMO (op, a PSHM_AMO_* code) as a CPU atomic on *p, a uint32_t or
+ * uint64_t; the old value.  The core applies on-node AMOs with it; a plugin
+ * that applies its peers' AMOs at the target itself (the mpi transport's
+ * active messages) uses the same instructions, which is what makes the two
+ * atomic with each other and lets it declare PSHM_CAP_AMO_CPU_COHERENT.
+ * GNU C (a statement expression, __atomic builtins); where op is a
+ * constant at the call site the switch folds to one instruction. */
+#define PSHM_CPU_AMO(p, op, v, cmp)                                                                \
+    ({                                                                                             \
+        __typeof__(*(p)) r_ = 0;                                                                   \
+        switch (op) {                                                                              \
+        case PSHM_AMO_ADD: r_ = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); break;                 \
+        case PSHM_AMO_AND: r_ = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break;                 \
+        case PSHM_AMO_OR: r_ = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); break;                   \
+        case PSHM_AMO_XOR: r_ = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); break;                 \
+        case PSHM_AMO_SWAP: r_ = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); break;               \
+        case PSHM_AMO_CSWAP:                                                                       \
+            r_ = (cmp);                                                                            \
+            __atomic_compare_exchange_n(p, &r_, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);         \
+            break;                                                                                 \
+        case PSHM_AMO_READ: r_ = __atomic_load_n(p, __ATOMIC_SEQ_CST); break;                      \
+        case PSHM_AMO_SET: __atomic_store_n(p, v, __ATOMIC_SEQ_CST); break;                        \
+        }                                                                                          \
+        r_;                                                                                        \
+    })
+
 /* Operand types.  Signedness matters only for ADD overflow, which is
  * two's-complement for both, so 32/64-bit integer types collapse to two. */
 enum pshm_amo_type {

@@ -13,9 +13,14 @@ int pshm_kit_ready(const pshm_core_services *svc, char *why, size_t whylen)
     return -1;
 }
 
+int pshm_kit_progress_thread(const pshm_core_services *svc)
+{
+    return svc->get_bool("SHMEM_PROGRESS_THREAD", -1);
+}
+
 int pshm_kit_progress(const pshm_core_services *svc, int *want_thread, unsigned *interval_us)
 {
-    *want_thread = svc->get_bool("SHMEM_PROGRESS_THREAD", -1);
+    *want_thread = pshm_kit_progress_thread(svc);
     unsigned long v = svc->get_uint("SHMEM_PROGRESS_INTERVAL", PSHM_PROGRESS_INTERVAL_DEFAULT);
     if (v < 1 || v > PSHM_PROGRESS_INTERVAL_MAX) {
         svc->error("SHMEM_PROGRESS_INTERVAL='%s' is not an interval; use microseconds from 1 to "

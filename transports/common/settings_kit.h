@@ -33,4 +33,8 @@ int pshm_kit_ready(const pshm_core_services *svc, char *why, size_t whylen);
  * 0, or -1 having reported a value out of range. */
 int pshm_kit_progress(const pshm_core_services *svc, int *want_thread, unsigned *interval_us);
 
+/* SHMEM_PROGRESS_THREAD alone (1, 0, or -1 for auto), checking nothing:
+ * for query(), which must not report what init() will. */
+int pshm_kit_progress_thread(const pshm_core_services *svc);
+
 #endif

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 
 #include "mpi_plugin.h"
-#include "cpu_amo.h"
 #include "../common/grow.h"
 
 /* The op of a message that only asks for an answer. */

@@ -80,7 +80,7 @@ static int am_without_thread(const pshm_core_services *svc, char *why, size_t wh
 {
     if (!PSHM_ABI_HAS(svc, pshm_core_services, get_string) ||
         svc->get_choice("SHMEM_MPI_AMO", amo_words, 0) != 1 ||
-        svc->get_bool("SHMEM_PROGRESS_THREAD", -1) != 0)
+        pshm_kit_progress_thread(svc) != 0)
         return 0;
     snprintf(why, whylen,
              "SHMEM_MPI_AMO=am needs the progress thread, which SHMEM_PROGRESS_THREAD=0 turns "

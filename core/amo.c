@@ -26,22 +26,16 @@ static void cpu_amo(void *p, int op, int type, const void *operand, const void *
 }
 
 /* The segment and offset of the w bytes at dst.  The heap and the global
- * data in a few compares: every AMO to a PE reached through the transport
- * comes here.  The rest (spaces, bounds errors, SHMEM_DEBUG's checks)
- * through the general test. */
+ * data by the inline segment test and a bound: every AMO to a PE reached
+ * through the transport comes here.  The rest (spaces, bounds errors,
+ * SHMEM_DEBUG's checks) through the general test, out of line. */
 static inline int amo_seg(const char *routine, const void *dst, size_t w, size_t *off)
 {
     if (PSHM_LIKELY(!pshm_g.debug)) {
-        uintptr_t o = (uintptr_t)dst - pshm_g.heap_lo;
-        if (o < pshm_g.heap_user_len && w <= pshm_g.heap_user_len - o) {
-            *off = o;
-            return PSHM_SEG_HEAP;
-        }
-        o = (uintptr_t)dst - pshm_g.data_lo;
-        if (o < pshm_g.data_len && w <= pshm_g.data_len - o) {
-            *off = o;
-            return PSHM_SEG_DATA;
-        }
+        int s = pshm_seg_of(dst, off);
+        if (s == PSHM_SEG_HEAP ? *off < pshm_g.heap_user_len && w <= pshm_g.heap_user_len - *off
+                               : s == PSHM_SEG_DATA && w <= pshm_g.data_len - *off)
+            return s;
     }
     int s = pshm_range_or_die(routine, "dest", dst, w, off);
     if (pshm_g.debug && (*off & (w - 1)))

@@ -154,25 +154,29 @@ void am_serve(void)
     am_serve_thread();
 }
 
-/* Waits for n answers, serving meanwhile: the PE that answers may itself
- * be waiting for one of ours. */
-static void wait_answers(MPI_Request *r, int n)
+/* Waits for one answer, serving meanwhile (the PE that answers may itself
+ * be waiting for one of ours); inlined into the blocking fetch, the hot
+ * path. */
+static inline void wait_one(MPI_Request *r)
 {
-    int k = 0;
     for (unsigned spins = 0;; spins++) {
-        while (k < n) {
-            int flag = 0;
-            CHECK("MPI_Test", MPI_Test(&r[k], &flag, MPI_STATUS_IGNORE));
-            if (!flag)
-                break;
-            k++;
-        }
-        if (k == n)
+        int flag;
+        CHECK("MPI_Test", MPI_Test(r, &flag, MPI_STATUS_IGNORE));
+        if (flag)
             return;
-        am_serve();
-        if (spins > SPINS_BEFORE_YIELD)
+        /* not at the first miss: the answer is usually one poll away */
+        if (spins)
+            am_serve();
+        if (UNLIKELY(spins > SPINS_BEFORE_YIELD))
             sched_yield();
     }
+}
+
+/* The same for n answers in flight at once. */
+static void wait_answers(MPI_Request *r, int n)
+{
+    for (int k = 0; k < n; k++)
+        wait_one(&r[k]);
 }
 
 /* The message for one AMO; its tag and fetch are the caller's. */
@@ -197,22 +201,6 @@ static inline void fill(struct am_msg *m, int seg, size_t off, int op, int type,
     }
     m->op = (uint8_t)op;
     m->seg = (uint8_t)seg;
-}
-
-/* wait_answers for one: inlined into the blocking fetch, the hot path */
-static inline void wait_one(MPI_Request *r)
-{
-    for (unsigned spins = 0;; spins++) {
-        int flag;
-        CHECK("MPI_Test", MPI_Test(r, &flag, MPI_STATUS_IGNORE));
-        if (flag)
-            return;
-        /* not at the first miss: the answer is usually one poll away */
-        if (spins)
-            am_serve();
-        if (UNLIKELY(spins > SPINS_BEFORE_YIELD))
-            sched_yield();
-    }
 }
 
 void am_post(int pe, int seg, size_t off, int op, int type, const void *operand,

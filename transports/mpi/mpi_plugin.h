@@ -102,7 +102,6 @@ struct mpi_state {
      * target with CPU atomics at seg_base[seg] + offset. */
     int amo_am;
     MPI_Comm am_comm;
-    int tag_ub;
     char *seg_base[PSHM_MAX_SEGS];
 };
 

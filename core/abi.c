@@ -15,6 +15,7 @@ static const uint32_t desc_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     sizeof(pshm_transport_desc),                   /* 2.4: ops only */
     sizeof(pshm_transport_desc),                   /* 2.5: ops only */
     sizeof(pshm_transport_desc),                   /* 2.6: ops only */
+    sizeof(pshm_transport_desc),                   /* 2.7: ops only */
 };
 static const uint32_t ops_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     offsetof(pshm_transport_ops, put_signal), /* 2.0: up to progress */
@@ -23,7 +24,8 @@ static const uint32_t ops_size[PSHM_TRANSPORT_ABI_MINOR + 1] = {
     offsetof(pshm_transport_ops, p),          /* 2.3: services only */
     offsetof(pshm_transport_ops, msg_send),   /* 2.4: p */
     offsetof(pshm_transport_ops, block),      /* 2.5: msg_send, msg_recv */
-    sizeof(pshm_transport_ops),               /* 2.6: block */
+    offsetof(pshm_transport_ops, poll),       /* 2.6: block */
+    sizeof(pshm_transport_ops),               /* 2.7: poll */
 };
 
 static const struct pshm_abi_rule transport_rule = {
@@ -103,9 +105,10 @@ int pshm_abi_adopt_ops(const pshm_transport_ops *in, pshm_transport_ops *out, ch
     /* Messages are waited for by polling progress. */
     if (!out->msg_send || !out->msg_recv || !out->progress)
         out->msg_send = NULL, out->msg_recv = NULL;
-    /* A block that returns on traffic stands for progress's polls. */
+    /* A block that returns on traffic stands for progress's polls; poll
+     * is progress with an answer. */
     if (!out->progress)
-        out->block = NULL;
+        out->block = NULL, out->poll = NULL;
     if (!out->put_nbi)
         out->put_nbi = out->put;
     if (!out->get_nbi)

@@ -60,6 +60,32 @@ void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, i
     pshm_g.tp->amo(c->t, pe, s, off, op, type, operand, compare, fetch, nbi);
 }
 
+/* With the bypass off every AMO comes here: a word of the heap or the
+ * global data of a PE reached through the transport goes straight to it,
+ * skipping the slow path's general checks (about 50 instructions).  Out
+ * of line, so that the inline entry points keep the on-node path's code
+ * as it was.  The start alone is compared, as pshm_amo_addr does. */
+void pshm_amo_far(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
+                  const void *operand, const void *compare, void *fetch, int nbi)
+{
+    if (PSHM_LIKELY(PSHM_PE_OK(pe))) {
+        int s = PSHM_SEG_HEAP;
+        uintptr_t off = (uintptr_t)dst - pshm_g.heap_lo;
+        if (off >= pshm_g.heap_fast_len) {
+            s = PSHM_SEG_DATA;
+            off = (uintptr_t)dst - pshm_g.data_lo;
+            if (off >= pshm_g.data_fast_len)
+                goto slow;
+        }
+        if (PSHM_LIKELY(!pshm_g.amo_route[s][pe])) {
+            pshm_g.tp->amo(c->t, pe, s, off, op, type, operand, compare, fetch, nbi);
+            return;
+        }
+    }
+slow:
+    pshm_amo_slow(routine, c, dst, pe, op, type, operand, compare, fetch, nbi);
+}
+
 uint64_t pshm_internal_amo(int pe, uint64_t *addr, int op, uint64_t v, uint64_t cmp)
 {
     size_t off = (uintptr_t)addr - pshm_g.heap_lo;

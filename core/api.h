@@ -81,7 +81,7 @@ static inline double pshm_from_bits_double(uint64_t u)
         if (PSHM_LIKELY(p != NULL))                                                                \
             return PSHM_CPU_AMO(p, op, v, cmp);                                                    \
         uint##W##_t old = 0;                                                                       \
-        pshm_amo_slow(routine, c, dest, pe, op, TCODE, &v, &cmp, &old, 0);                                  \
+        pshm_amo_far(routine, c, dest, pe, op, TCODE, &v, &cmp, &old, 0);                          \
         return old;                                                                                \
     }                                                                                              \
     PSHM_INLINE void pshm_amo_n##W(const char *routine, struct pshm_ctx *c, void *dest, int pe,    \
@@ -93,7 +93,7 @@ static inline double pshm_from_bits_double(uint64_t u)
             pshm_wake_check(pe, dest);                                                             \
             return;                                                                                \
         }                                                                                          \
-        pshm_amo_slow(routine, c, dest, pe, op, TCODE, &v, NULL, NULL, 0);                                  \
+        pshm_amo_far(routine, c, dest, pe, op, TCODE, &v, NULL, NULL, 0);                          \
     }                                                                                              \
     PSHM_INLINE void pshm_amo_nbi##W(const char *routine, struct pshm_ctx *c, void *fetch,         \
                                      void *dest, int pe, int op, uint##W##_t v, uint##W##_t cmp)   \
@@ -104,7 +104,7 @@ static inline double pshm_from_bits_double(uint64_t u)
             memcpy(fetch, &r, sizeof r);                                                           \
             return;                                                                                \
         }                                                                                          \
-        pshm_amo_slow(routine, c, dest, pe, op, TCODE, &v, &cmp, fetch, 1);                                 \
+        pshm_amo_far(routine, c, dest, pe, op, TCODE, &v, &cmp, fetch, 1);                         \
     }
 
 PSHM_DEFINE_AMO(32, PSHM_T_U32)

@@ -19,7 +19,8 @@
  *    "coll") and nbe_completion at the end of the descriptor; 2.3 the
  *    typed setting getters (get_bool ... get_string) at the end of
  *    pshm_core_services; 2.4 the p op; 2.5 the message ops (msg_send,
- *    msg_recv); 2.6 block, each at the end of pshm_transport_ops.
+ *    msg_recv); 2.6 block; 2.7 poll, each at the end of
+ *    pshm_transport_ops.
  *  - size: sizeof the table as the plugin was built.  A field exists only
  *    if it lies wholly within size (PSHM_ABI_HAS): the core treats the
  *    fields a shorter table lacks as absent (NULL, 0), and ignores what a
@@ -56,7 +57,7 @@
 #include <stdint.h>
 
 #define PSHM_TRANSPORT_ABI_MAJOR 2u
-#define PSHM_TRANSPORT_ABI_MINOR 6u
+#define PSHM_TRANSPORT_ABI_MINOR 7u
 #define PSHM_TRANSPORT_SYMBOL "plugshmem_transport"
 
 /*
@@ -433,6 +434,17 @@ typedef struct pshm_transport_ops {
      * that served the traffic first) end the wait that much later.  NULL:
      * such waits poll progress and yield. */
     int (*block)(unsigned max_us);
+
+    /* ---- appended in ABI 2.7: progress that says it did something ----
+     * Optional, and only with progress (the core drops it otherwise).
+     * Does what progress does, and returns nonzero if that served another
+     * PE's request (an atomic, a get, an acknowledgement it waits for), 0
+     * if it found nothing.  The core calls it instead of progress in its
+     * waits, and a wait whose poll served keeps polling instead of
+     * yielding its CPU: a peer is waiting for this PE's answers, and a
+     * sched_yield between them costs each one a system call.  A plugin
+     * whose targets serve nothing (one-sided hardware) leaves it NULL. */
+    int (*poll)(void);
 } pshm_transport_ops;
 
 /* The plugin's one exported symbol. */

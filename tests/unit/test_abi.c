@@ -313,6 +313,32 @@ static void test_block(void)
     CHECK(out.block == NULL, "block kept without progress");
 }
 
+static int f_poll(void) { return 1; }
+
+/* The 2.7 poll: kept with progress; a 2.6 table (ending at block) has
+ * none, and one shorter than block is refused; without progress it is
+ * dropped (it is progress that answers). */
+static void test_poll(void)
+{
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "";
+    CHECK_GE(PSHM_TRANSPORT_ABI_MINOR, 7);
+    in.poll = f_poll, in.progress = f_progress;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.poll == f_poll, "poll was dropped");
+    in.hdr.minor = 6;
+    in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, poll);
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.poll == NULL, "a 2.6 table's poll was read");
+    in.hdr.minor = 7;
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
+    CHECK_HAS(why, "ABI 2.7's is at least");
+    in.hdr.size = sizeof in;
+    in.progress = NULL;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    CHECK(out.poll == NULL, "poll kept without progress");
+}
+
 /* Another kind of component (collectives) under the same rule, with its
  * own numbers: {1, 0} is what a 1.0 {version = 1, size} reads as. */
 static void test_other_kind(void)
@@ -346,6 +372,7 @@ int main(void)
         {"minor_2_2", test_minor_2_2},
         {"msg_ops", test_msg_ops},
         {"block", test_block},
+        {"poll", test_poll},
         {"other_kind", test_other_kind},
     };
     return RUN_TESTS(tests);

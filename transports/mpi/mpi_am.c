@@ -125,19 +125,19 @@ static void apply(const struct am_msg *m, int src)
  * serves it; the caller holds serving. */
 static void serve_one(const MPI_Status *st)
 {
-    struct am_msg m = inbox;
-    /* posted again first: the next message lands while this one is
-     * applied and answered */
+    /* Answered before the receive is posted again: the origin waits for
+     * the answer, and posting costs it that much latency. */
+    apply(&inbox, st->MPI_SOURCE);
     CHECK("MPI_Irecv", MPI_Irecv(&inbox, sizeof inbox, MPI_BYTE, MPI_ANY_SOURCE, REQ_TAG,
                                  g.am_comm, &inbox_req));
-    apply(&m, st->MPI_SOURCE);
 }
 
-void am_serve_thread(void)
+int am_serve_thread(void)
 {
     if (__atomic_exchange_n(&serving, 1, __ATOMIC_ACQUIRE))
-        return; /* another thread serves */
-    for (;;) {
+        return 0; /* another thread serves */
+    int served = 0;
+    for (;; served++) {
         int flag = 0;
         MPI_Status st;
         CHECK("MPI_Test", MPI_Test(&inbox_req, &flag, &st));
@@ -146,12 +146,13 @@ void am_serve_thread(void)
         serve_one(&st);
     }
     __atomic_store_n(&serving, 0, __ATOMIC_RELEASE);
+    return served;
 }
 
 void am_serve(void)
 {
     pshm_progress_poke(&mpi_pt); /* the program serves: the thread may rest */
-    am_serve_thread();
+    (void)am_serve_thread();
 }
 
 /* Waits for one answer, serving meanwhile (the PE that answers may itself
@@ -164,8 +165,10 @@ static inline void wait_one(MPI_Request *r)
         CHECK("MPI_Test", MPI_Test(r, &flag, MPI_STATUS_IGNORE));
         if (flag)
             return;
-        /* not at the first miss: the answer is usually one poll away */
-        if (spins)
+        /* Every fourth miss: the answer is usually a poll or two away, and
+         * serving costs a poll of its own.  Serving at all: the PE that
+         * answers may itself be waiting for one of ours. */
+        if ((spins & 3) == 3)
             am_serve();
         if (UNLIKELY(spins > SPINS_BEFORE_YIELD))
             sched_yield();
@@ -294,8 +297,12 @@ void am_amo(pshm_tctx t, int pe, int seg, size_t off, int op, int type, const vo
     fill(&m, seg, off, op, type, operand, compare);
     m.tag = ONE_TAG;
     m.fetch = 1;
-    CHECK("MPI_Start", MPI_Start(&one_req));
+    /* The receive after the send: posting it (about 440 instructions)
+     * then overlaps the request's flight.  An answer that comes first waits
+     * in MPI's unexpected queue; only the holder of one_busy expects
+     * ONE_TAG, so it can be no one else's. */
     CHECK("MPI_Send", MPI_Send(&m, sizeof m, MPI_BYTE, pe, REQ_TAG, g.am_comm));
+    CHECK("MPI_Start", MPI_Start(&one_req));
     wait_one(&one_req);
     if (fetch) {
         if (m.width == 8)

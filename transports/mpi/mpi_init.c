@@ -341,6 +341,7 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.fence = mpi_fence;
     ops.quiet = mpi_quiet;
     ops.progress = mpi_progress;
+    ops.poll = g.amo_am ? mpi_poll : NULL;
     ops.seg_register = mpi_seg_register;
     ops.seg_deregister = mpi_seg_deregister;
     ops.put_nbe = mpi_put_nbe;

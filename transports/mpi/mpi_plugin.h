@@ -156,7 +156,7 @@ void mpi_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const voi
  * each PE for an answer, which comes after every message sent to it
  * before; am_serve applies what arrived for this PE (am_serve_thread: the
  * same from the progress thread, which must not count it as the
- * program's). */
+ * program's; it returns how many messages it served). */
 int am_open(void) HIDDEN;
 void am_close(void) HIDDEN;
 void am_amo(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
@@ -166,7 +166,7 @@ void am_post(int pe, int seg, size_t off, int op, int type, const void *operand,
 void am_flush_pes(const int *pe, int n) HIDDEN;
 void am_complete(struct mctx *c) HIDDEN;
 void am_serve(void) HIDDEN;
-void am_serve_thread(void) HIDDEN;
+int am_serve_thread(void) HIDDEN;
 
 /* mpi_space.c: memory spaces, segments PSHM_NSEGS and up.  Every
  * operation on them completes in the call (see the file). */
@@ -188,6 +188,7 @@ int mpi_req_test(pshm_tctx, pshm_treq req) HIDDEN;
 
 /* mpi_progress.c */
 void mpi_progress(void) HIDDEN;
+int mpi_poll(void) HIDDEN;
 int progress_start(unsigned interval_us) HIDDEN;
 void progress_stop(void) HIDDEN;
 int progress_running(void) HIDDEN;

@@ -17,7 +17,7 @@ struct pshm_progress_thread mpi_pt;
 static inline void poke(void)
 {
     if (g.amo_am) {
-        am_serve_thread();
+        (void)am_serve_thread();
         return;
     }
     int flag;
@@ -28,6 +28,16 @@ void mpi_progress(void)
 {
     pshm_progress_poke(&mpi_pt);
     poke();
+}
+
+/* ABI 2.7 poll, with atomics by active message only: there a peer's
+ * fetch-add waits for this PE's answer, and a served message keeps the
+ * core's wait polling instead of yielding between answers.  On the rma
+ * path MPI serves inside its own calls and says nothing of it. */
+int mpi_poll(void)
+{
+    pshm_progress_poke(&mpi_pt);
+    return am_serve_thread();
 }
 
 int progress_start(unsigned interval_us)

@@ -315,9 +315,11 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     g.amo_am = amo_mode == 1 || (amo_mode == 0 && thread);
     if (g.amo_am && am_open())
         goto fail_win;
+    if (msg_open())
+        goto fail_am;
     if (thread && progress_start((unsigned)interval)) {
         svc->error("mpi transport: cannot start the progress thread");
-        goto fail_am;
+        goto fail_msg;
     }
 
     memset(&ops, 0, sizeof ops);
@@ -348,6 +350,8 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.get_nbe = mpi_get_nbe;
     ops.amo_nbe = mpi_amo_nbe;
     ops.req_test = mpi_req_test;
+    ops.msg_send = mpi_msg_send;
+    ops.msg_recv = mpi_msg_recv;
     if (g.verbose && svc->my_pe == 0) {
         char lib[MPI_MAX_LIBRARY_VERSION_STRING];
         int len = 0;
@@ -369,6 +373,8 @@ static int mpi_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     *out = &ops;
     return 0;
 
+fail_msg:
+    msg_close();
 fail_am:
     if (g.amo_am)
         am_close();
@@ -388,6 +394,7 @@ static void mpi_fini(void)
         return;
     mpi_quiet(NULL);
     progress_stop();
+    msg_close();
     if (g.amo_am)
         am_close();
     mpi_spaces_close(); /* spaces still attached: every PE has the same */

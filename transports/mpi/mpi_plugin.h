@@ -7,8 +7,9 @@
  * Files: mpi_init.c (MPI itself, query, init, fini), mpi_win.c (windows and
  * their pool), mpi_ctx.c (contexts, quiet, fence), mpi_rma.c (put, get),
  * mpi_amo.c (atomics), mpi_am.c (atomics by active message), mpi_nbe.c
- * (explicit requests), mpi_space.c (memory spaces), mpi_progress.c
- * (progress and its thread).
+ * (explicit requests), mpi_space.c (memory spaces), mpi_msg.c (tagged
+ * messages for the collectives), mpi_progress.c (progress and its
+ * thread).
  */
 #ifndef PSHM_MPI_PLUGIN_H
 #define PSHM_MPI_PLUGIN_H
@@ -185,6 +186,14 @@ void mpi_get_nbe(pshm_tctx, int pe, int seg, size_t off, void *dst, size_t len,
 void mpi_amo_nbe(pshm_tctx, int pe, int seg, size_t off, int op, int type, const void *operand,
                  const void *compare, void *fetch, pshm_treq *req) HIDDEN;
 int mpi_req_test(pshm_tctx, pshm_treq req) HIDDEN;
+
+/* mpi_msg.c: tagged messages (ABI 2.5) on communicators of their own;
+ * msg_progress matches what arrived, called by every progress call. */
+int msg_open(void) HIDDEN;
+void msg_close(void) HIDDEN;
+void msg_progress(void) HIDDEN;
+void mpi_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done) HIDDEN;
+void mpi_msg_recv(uint64_t tag, void *buf, size_t len, uint64_t *done) HIDDEN;
 
 /* mpi_progress.c */
 void mpi_progress(void) HIDDEN;

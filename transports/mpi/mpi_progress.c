@@ -28,6 +28,7 @@ void mpi_progress(void)
 {
     pshm_progress_poke(&mpi_pt);
     poke();
+    msg_progress();
 }
 
 /* ABI 2.7 poll, with atomics by active message only: there a peer's
@@ -37,7 +38,9 @@ void mpi_progress(void)
 int mpi_poll(void)
 {
     pshm_progress_poke(&mpi_pt);
-    return am_serve_thread();
+    int served = am_serve_thread();
+    msg_progress();
+    return served;
 }
 
 int progress_start(unsigned interval_us)

@@ -284,59 +284,55 @@ static void test_msg_ops(void)
     CHECK(out.msg_send == NULL && out.msg_recv == NULL, "message ops kept without progress");
 }
 
+/* An optional op appended in ABI 2.minor that only works with progress:
+ * kept with progress; absent from a table of the minor before (which
+ * ends where the op begins); such a short table claiming its own minor is
+ * refused; dropped without progress. */
+static void check_appended(size_t off, uint32_t minor, void (*fn)(void), const char *name)
+{
+    pshm_transport_ops in = complete(), out;
+    char why[512] = "", want[64];
+    void (*got)(void);
+    CHECK_GE(PSHM_TRANSPORT_ABI_MINOR, minor);
+    memcpy((char *)&in + off, &fn, sizeof fn);
+    in.progress = f_progress;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    memcpy(&got, (char *)&out + off, sizeof got);
+    CHECK(got == fn, "%s was dropped", name);
+    in.hdr.minor = minor - 1;
+    in.hdr.size = (uint32_t)off;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    memcpy(&got, (char *)&out + off, sizeof got);
+    CHECK(got == NULL, "a 2.%u table's %s was read", minor - 1, name);
+    in.hdr.minor = minor;
+    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
+    snprintf(want, sizeof want, "ABI 2.%u's is at least", minor);
+    CHECK_HAS(why, want);
+    in.hdr.size = sizeof in;
+    in.progress = NULL;
+    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
+    memcpy(&got, (char *)&out + off, sizeof got);
+    CHECK(got == NULL, "%s kept without progress", name);
+}
+
 static int f_block(unsigned max_us)
 {
     (void)max_us;
     return 0;
 }
 
-/* The 2.6 block: kept with progress; a 2.5 table (ending at msg_recv) has
- * none; without progress it is dropped (it stands for progress's polls). */
+/* 2.6 block: it stands for progress's polls. */
 static void test_block(void)
 {
-    pshm_transport_ops in = complete(), out;
-    char why[512] = "";
-    CHECK_GE(PSHM_TRANSPORT_ABI_MINOR, 6);
-    in.block = f_block, in.progress = f_progress;
-    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
-    CHECK(out.block == f_block, "block was dropped");
-    in.hdr.minor = 5;
-    in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, block);
-    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
-    CHECK(out.block == NULL, "a 2.5 table's block was read");
-    in.hdr.minor = 6;
-    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
-    CHECK_HAS(why, "ABI 2.6's is at least");
-    in.hdr.size = sizeof in;
-    in.progress = NULL;
-    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
-    CHECK(out.block == NULL, "block kept without progress");
+    check_appended(offsetof(pshm_transport_ops, block), 6, (void (*)(void))f_block, "block");
 }
 
 static int f_poll(void) { return 1; }
 
-/* The 2.7 poll: kept with progress; a 2.6 table (ending at block) has
- * none, and one shorter than block is refused; without progress it is
- * dropped (it is progress that answers). */
+/* 2.7 poll: it is progress that answers. */
 static void test_poll(void)
 {
-    pshm_transport_ops in = complete(), out;
-    char why[512] = "";
-    CHECK_GE(PSHM_TRANSPORT_ABI_MINOR, 7);
-    in.poll = f_poll, in.progress = f_progress;
-    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
-    CHECK(out.poll == f_poll, "poll was dropped");
-    in.hdr.minor = 6;
-    in.hdr.size = (uint32_t)offsetof(pshm_transport_ops, poll);
-    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
-    CHECK(out.poll == NULL, "a 2.6 table's poll was read");
-    in.hdr.minor = 7;
-    CHECK_NE(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0);
-    CHECK_HAS(why, "ABI 2.7's is at least");
-    in.hdr.size = sizeof in;
-    in.progress = NULL;
-    CHECK_EQ(pshm_abi_adopt_ops(&in, &out, why, sizeof why), 0, "%s", why);
-    CHECK(out.poll == NULL, "poll kept without progress");
+    check_appended(offsetof(pshm_transport_ops, poll), 7, (void (*)(void))f_poll, "poll");
 }
 
 /* Another kind of component (collectives) under the same rule, with its

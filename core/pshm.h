@@ -98,8 +98,9 @@ void pshm_p_slow(const char *routine, struct pshm_ctx *c, void *dst, uint64_t v,
 void pshm_p_by_put(pshm_tctx t, int pe, int seg, size_t off, uint64_t v, size_t n) PSHM_HIDDEN;
 void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
                    const void *operand, const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
-/* What the inline AMOs call when they did not map the word: the heap word
- * of a PE reached through the transport first, then pshm_amo_slow. */
+/* What the inline AMOs call when they did not map the word: straight to
+ * the transport for a word of the heap or the global data, else
+ * pshm_amo_slow. */
 void pshm_amo_far(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
                   const void *operand, const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
 /* The job ends naming routine: called before shmem_init or after

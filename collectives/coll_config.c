@@ -39,8 +39,8 @@ static const pshm_setting fixed[] = {
     {"SHMEM_COLL_MESSAGES", PSHM_SETTING_BOOL, "1", NULL,
      "native collectives between PEs that reach each other only through the transport (node "
      "leaders, or every PE with the bypass off): by the transport's tagged messages where it has "
-     "them (ofi, ucx), data and arrival in one; 0: by puts, each flag after a fence. The same on "
-     "every PE"},
+     "them (ofi, ucx, mpi), data and arrival in one; 0: by puts, each flag after a fence. The same "
+     "on every PE"},
 };
 #define NFIXED (sizeof fixed / sizeof *fixed)
 

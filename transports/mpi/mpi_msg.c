@@ -283,7 +283,8 @@ void mpi_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *d
         memcpy(b, &h, sizeof h);
         memcpy(b + sizeof h, buf, len);
         CHECK("MPI_Isend", MPI_Isend(b, (int)(sizeof h + len), MPI_BYTE, pe, T_INLINE, msg_comm, &r));
-        track(&r, (struct op){.done = done, .bounce = b});
+        track(&r, (struct op){.bounce = b});
+        release(done); /* buf was copied: the caller may reuse it now */
     } else {
         struct hdr *b = xmalloc(sizeof h);
         *b = h;

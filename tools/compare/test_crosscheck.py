@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """shmem_compare's collective rows against coll_bench's (issue 29): the
 same configuration (shm, the default) and PE count, run in alternating
-rounds; fails if a row's best round differs by more than 1.5x either way.
+rounds; fails if a row's best round differs by more than 1.5x either way
+and by more than 0.05 us.
 
   test_crosscheck.py SHMEM_COMPARE OSHRUN COLL_BENCH NP [ROUNDS]
 
@@ -25,6 +26,12 @@ import sys
 import tempfile
 
 BOUND = 1.5
+# Rows closer than this in absolute terms agree whatever their ratio: a
+# 2-PE barrier on shm takes 0.04-0.07 us, and at that size the programs'
+# loops and timers alone differ by tens of nanoseconds (0.067 against
+# 0.039 us in every one of 15 rounds of one CI run, 1.0x in the run
+# before).  The distortions this test exists for were microseconds.
+SLACK_US = 0.05
 # shmem_compare's names and sizes (its --quick sizes) -> coll_bench's.
 ROWS = [("barrier", 0, "barrier"), ("broadcast", 8, "bcast"), ("broadcast", 32768, "bcast"),
         ("reduce", 8, "reduce"), ("reduce", 32768, "reduce"), ("alltoall", 8, "alltoall"),
@@ -81,7 +88,7 @@ def report(np, ours, theirs):
     for bench, size, _ in ROWS:
         xs, ys = ours[(bench, size)], theirs[(bench, size)]
         ratio = min(xs) / min(ys)
-        off = not 1 / BOUND <= ratio <= BOUND
+        off = not 1 / BOUND <= ratio <= BOUND and abs(min(xs) - min(ys)) > SLACK_US
         bad += off
         print(f"{bench + ' ' + str(size):18} {min(xs):11.3f} ({statistics.median(xs):8.3f})"
               f" {min(ys):11.3f} ({statistics.median(ys):8.3f}) {ratio:6.2f}"

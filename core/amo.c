@@ -25,31 +25,19 @@ static void cpu_amo(void *p, int op, int type, const void *operand, const void *
     }
 }
 
-/* The segment and offset of the w bytes at dst.  The heap and the global
- * data by the inline segment test and a bound: every AMO to a PE reached
- * through the transport comes here.  The rest (spaces, bounds errors,
- * SHMEM_DEBUG's checks) through the general test, out of line. */
-static inline int amo_seg(const char *routine, const void *dst, size_t w, size_t *off)
-{
-    if (PSHM_LIKELY(!pshm_g.debug)) {
-        int s = pshm_seg_of(dst, off);
-        if (s == PSHM_SEG_HEAP ? *off < pshm_g.heap_user_len && w <= pshm_g.heap_user_len - *off
-                               : s == PSHM_SEG_DATA && w <= pshm_g.data_len - *off)
-            return s;
-    }
-    int s = pshm_range_or_die(routine, "dest", dst, w, off);
-    if (pshm_g.debug && (*off & (w - 1)))
-        pshm_fatal("%s: address %p is not aligned to its %zu-byte type", routine, dst, w);
-    return s;
-}
-
-void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
-                   const void *operand, const void *compare, void *fetch, int nbi)
+/* What pshm_amo_far did not send straight to the transport: a PE out of
+ * range, a word on a mapped PE that the inline test missed (a space, a
+ * signal from put-with-signal's slow path), bounds errors and SHMEM_DEBUG's
+ * checks, all by the general segment test. */
+static void amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op,
+                     int type, const void *operand, const void *compare, void *fetch, int nbi)
 {
     pshm_check_pe(routine, pe);
     size_t w = (type == PSHM_T_U32 || type == PSHM_T_FLOAT) ? 4 : 8;
     size_t off;
-    int s = amo_seg(routine, dst, w, &off);
+    int s = pshm_range_or_die(routine, "dest", dst, w, &off);
+    if (pshm_g.debug && (off & (w - 1)))
+        pshm_fatal("%s: address %p is not aligned to its %zu-byte type", routine, dst, w);
     char *b = pshm_route_amo(pe, s);
     if (b) {
         cpu_amo(b + off, op, type, operand, compare, fetch);
@@ -62,9 +50,9 @@ void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, i
 
 /* With the bypass off every AMO comes here: a word of the heap or the
  * global data of a PE reached through the transport goes straight to it,
- * skipping the slow path's general checks (about 50 instructions).  Out
- * of line, so that the inline entry points keep the on-node path's code
- * as it was.  The start alone is compared, as pshm_amo_addr does. */
+ * skipping the general checks (about 50 instructions).  Out of line, so
+ * that the inline entry points keep the on-node path's code as it was.
+ * The start alone is compared, as pshm_amo_addr does. */
 void pshm_amo_far(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
                   const void *operand, const void *compare, void *fetch, int nbi)
 {
@@ -83,7 +71,7 @@ void pshm_amo_far(const char *routine, struct pshm_ctx *c, void *dst, int pe, in
         }
     }
 slow:
-    pshm_amo_slow(routine, c, dst, pe, op, type, operand, compare, fetch, nbi);
+    amo_slow(routine, c, dst, pe, op, type, operand, compare, fetch, nbi);
 }
 
 uint64_t pshm_internal_amo(int pe, uint64_t *addr, int op, uint64_t v, uint64_t cmp)

@@ -96,11 +96,9 @@ void pshm_get_slow(const char *routine, struct pshm_ctx *c, void *dst, const voi
 void pshm_p_slow(const char *routine, struct pshm_ctx *c, void *dst, uint64_t v, size_t n,
                  int pe) PSHM_HIDDEN;
 void pshm_p_by_put(pshm_tctx t, int pe, int seg, size_t off, uint64_t v, size_t n) PSHM_HIDDEN;
-void pshm_amo_slow(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
-                   const void *operand, const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
 /* What the inline AMOs call when they did not map the word: straight to
- * the transport for a word of the heap or the global data, else
- * pshm_amo_slow. */
+ * the transport for a word of the heap or the global data, else the
+ * general checks and routes (core/amo.c). */
 void pshm_amo_far(const char *routine, struct pshm_ctx *c, void *dst, int pe, int op, int type,
                   const void *operand, const void *compare, void *fetch, int nbi) PSHM_HIDDEN;
 /* The job ends naming routine: called before shmem_init or after

@@ -203,8 +203,8 @@ void pshm_put_signal_slow(const char *routine, struct pshm_ctx *c, void *dst, co
     atomic_thread_fence(memory_order_release);
     if (pshm_g.tp->fence)
         pshm_g.tp->fence(c->t);
-    pshm_amo_slow(routine, c, sig, pe, sig_op == SHMEM_SIGNAL_SET ? PSHM_AMO_SET : PSHM_AMO_ADD,
-                  PSHM_T_U64, &signal, NULL, NULL, nbi);
+    pshm_amo_far(routine, c, sig, pe, sig_op == SHMEM_SIGNAL_SET ? PSHM_AMO_SET : PSHM_AMO_ADD,
+                 PSHM_T_U64, &signal, NULL, NULL, nbi);
 }
 
 size_t pshm_any_start(size_t nelems)

@@ -232,12 +232,16 @@ static inline void coll_notify(uint64_t *flag, uint64_t v, int wpe)
     pshm_coll_pending = 1;
 }
 
+/* Set by a node-aware collective (hier.c) while this thread runs one of
+ * its on-node phases, whose flags only the node's PEs store. */
+extern _Thread_local int pshm_coll_on_node;
+
 /* Waits until this PE's flag reaches v. */
 static inline void coll_wait(const uint64_t *flag, uint64_t v)
 {
     if (__atomic_load_n(flag, __ATOMIC_ACQUIRE) >= v)
         return;
-    struct pshm_wait w = {.coll = 1};
+    struct pshm_wait w = {.coll = 1, .on_node = pshm_coll_on_node};
     do
         pshm_wait_step(&w, flag, 1);
     while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < v);

@@ -170,14 +170,45 @@ int pshm_hier_nodes(const struct pshm_team *t)
 
 static int leader(const struct pshm_hier *h) { return h->leaders.my_pe >= 0; }
 
+_Thread_local int pshm_coll_on_node;
+
+/* The on-node phases.  Their flags are stored by the node's PEs, so their
+ * waits poll the transport only now and then (core/sync.c): when PEs
+ * share cores, a waiting member's polls take turns from its leader, which
+ * waits for the network. */
+static int node_barrier(struct pshm_hier *h)
+{
+    pshm_coll_on_node = 1;
+    int rc = pshm_native_barrier(&h->node);
+    pshm_coll_on_node = 0;
+    return rc;
+}
+
+static int node_broadcast(struct pshm_hier *h, void *dest, const void *src, size_t nbytes,
+                          int root)
+{
+    pshm_coll_on_node = 1;
+    int rc = pshm_native_broadcast(&h->node, dest, src, nbytes, root);
+    pshm_coll_on_node = 0;
+    return rc;
+}
+
+static void node_reduce(struct pshm_hier *h, void *tmp, const void *src, size_t count,
+                        const struct pshm_red *r)
+{
+    pshm_coll_on_node = 1;
+    pshm_native_reduce_private(&h->node, tmp, src, count, r);
+    pshm_coll_on_node = 0;
+}
+
 int pshm_hier_barrier(struct pshm_team *t)
 {
     struct pshm_hier *h = t->hier;
     coll_enter(t);
-    pshm_native_barrier(&h->node);
+    node_barrier(h);
     if (leader(h))
         pshm_native_barrier(&h->leaders);
-    return pshm_native_barrier(&h->node);
+    return node_barrier(h);
 }
 
 /*
@@ -192,13 +223,13 @@ int pshm_hier_broadcast(struct pshm_team *t, void *dest, const void *src, size_t
     coll_enter(t);
     int rnode = h->node_of[root];
     if (rnode == h->node_of[t->my_pe]) {
-        pshm_native_broadcast(&h->node, dest, src, nbytes, h->local_of[root]);
+        node_broadcast(h, dest, src, nbytes, h->local_of[root]);
         if (leader(h))
             pshm_native_broadcast(&h->leaders, dest, dest, nbytes, rnode);
     } else {
         if (leader(h))
             pshm_native_broadcast(&h->leaders, dest, dest, nbytes, rnode);
-        pshm_native_broadcast(&h->node, dest, dest, nbytes, 0);
+        node_broadcast(h, dest, dest, nbytes, 0);
     }
     t->sym->l.bcast_open = 1;
     return 0;
@@ -220,14 +251,14 @@ int pshm_hier_reduce(struct pshm_team *t, void *dest, const void *src, size_t co
     unsigned char *tmp = bytes <= sizeof small ? small : malloc(bytes);
     if (!tmp)
         pshm_fatal("%s: out of memory for %zu bytes of a reduction", pshm_coll_routine, bytes);
-    pshm_native_reduce_private(&h->node, tmp, src, count, r);
+    node_reduce(h, tmp, src, count, r);
     if (leader(h)) {
         memcpy(dest, tmp, bytes);
         pshm_native_reduce(&h->leaders, dest, dest, count, r);
     }
     if (tmp != small)
         free(tmp);
-    return pshm_native_broadcast(&h->node, dest, dest, bytes, 0);
+    return node_broadcast(h, dest, dest, bytes, 0);
 }
 
 /* The leaders' phase of fcollect by messages: each leader sends its
@@ -280,7 +311,7 @@ int pshm_hier_fcollect(struct pshm_team *t, void *dest, const void *src, size_t 
         pshm_fatal("%s: the leader's dest is not mapped", pshm_coll_routine);
     if (nbytes)
         memmove(ld + (size_t)me * nbytes, src, nbytes);
-    pshm_native_barrier(&h->node);
+    node_barrier(h);
     if (leader(h) && h->leaders.msg) {
         leaders_exchange(t, dest, nbytes);
     } else if (leader(h)) {
@@ -297,7 +328,7 @@ int pshm_hier_fcollect(struct pshm_team *t, void *dest, const void *src, size_t 
         coll_complete();
         pshm_native_barrier(&h->leaders);
     }
-    return pshm_native_broadcast(&h->node, dest, dest, (size_t)n * nbytes, 0);
+    return node_broadcast(h, dest, dest, (size_t)n * nbytes, 0);
 }
 
 /*
@@ -312,6 +343,9 @@ int pshm_hier_alltoalls(struct pshm_team *t, void *dest, const void *src, ptrdif
 {
     coll_enter_writing(t);
     pshm_msg_alltoalls_direct(t, dest, src, dst, sst, nelems, esize);
+    /* Not node_barrier: this PE's messages may still need its polls to
+     * leave (a provider's queue); over ofi tcp, polled only now and then
+     * here, the 8-byte alltoall went from 57-62 us to 93-142. */
     return pshm_native_barrier(&t->hier->node);
 }
 
@@ -340,18 +374,18 @@ void pshm_hier_info(FILE *out)
         return;
     const struct pshm_team *w = &pshm_team_world;
     if (!w->hier) {
-        fprintf(out, "  SHMEM_TEAM_WORLD: flat (%s)%s\n",
+        fprintf(out, "  SHMEM_TEAM_WORLD: flat (%s)%s%s\n",
                 w->all_mapped ? "on one node" : "one PE per node, or the bypass off",
-                w->msg ? ", by the transport's messages" : "");
+                w->msg ? ", by the transport's messages; barrier, reductions, fcollect: " : "",
+                w->msg ? pshm_msg_shape(w) : "");
         return;
     }
     fprintf(out, "  SHMEM_TEAM_WORLD: %d nodes of ", w->hier->leaders.n_pes);
     print_sizes(out, w->hier, w->n_pes);
     if (w->hier->leaders.msg)
         fprintf(out, " PEs; leaders' phase by the transport's messages: barrier and reductions "
-                     "of up to 4 KiB every leader to every other up to 8 leaders (else "
-                     "dissemination, recursive doubling), broadcast binomial, fcollect one packed "
-                     "message per pair of leaders\n");
+                     "%s, broadcast binomial, fcollect one packed message per pair of leaders\n",
+                pshm_msg_shape(&w->hier->leaders));
     else
         fprintf(out, " PEs; leaders' phase by puts and flags: barrier dissemination, broadcast "
                      "eager binomial (binomial past %d bytes), reduce recursive doubling (ring "

@@ -17,7 +17,10 @@
  *   reduce     up to 8 members and 4 KiB, one step: every member sends its
  *              vector to every other, and each folds them all; else
  *              recursive doubling (extra PEs fold in first, out last)
- *   fcollect, collect, alltoall(s)
+ *   fcollect   every PE sends each peer its block at once: one step;
+ *              recursive doubling for a power of two members where PEs
+ *              outnumber cores (as the reduction), or when asked
+ *   collect, alltoall(s)
  *              every PE sends each peer its block at once: one step
  *
  * A tag names the sender (world PE), the team's slot, the call and the
@@ -54,11 +57,33 @@ enum { STEP_FOLD_IN = 254, STEP_FOLD_OUT = 255 };
 #define DIRECT_MAX 8
 #define DIRECT_BYTES ((size_t)4096)
 
-/* The one-step form, unless SHMEM_<OP>_ALGORITHM names a tree or rounds. */
+/* The one-step form, unless SHMEM_<OP>_ALGORITHM names a tree or rounds,
+ * or PEs outnumber cores somewhere in the job and the rounds are exact
+ * (a power of two members).  There every message costs its sender and
+ * its receiver system calls on cores that others wait for, and the time
+ * follows the messages more than the steps: 4 PEs on 2 cores over ucx
+ * tcp, an 8-byte reduction took 38-43 us in log2 n rounds against 47-54
+ * in one step (Open MPI 36-37), a barrier 42-44 against 47-52.
+ * oversubscribed_any is the same on every PE, so is the choice. */
+static int crowded_rounds(const struct pshm_team *t)
+{
+    int n = t->n_pes;
+    return pshm_g.oversubscribed_any && n > 2 && !(n & (n - 1));
+}
+
 static int direct(const struct pshm_team *t, int op, size_t bytes)
 {
-    return t->n_pes <= DIRECT_MAX && bytes <= DIRECT_BYTES &&
+    return !crowded_rounds(t) && t->n_pes <= DIRECT_MAX && bytes <= DIRECT_BYTES &&
            pshm_coll_cfg.algo[op] == PSHM_ALG_AUTO;
+}
+
+const char *pshm_msg_shape(const struct pshm_team *t)
+{
+    if (crowded_rounds(t))
+        return "log2 n rounds (PEs outnumber cores, a power of two members)";
+    if (t->n_pes <= DIRECT_MAX)
+        return "one step, every member to every other (reductions up to 4 KiB)";
+    return "dissemination, recursive doubling";
 }
 
 /* A broadcast forwards data in chunks of this size, so that a child
@@ -315,11 +340,37 @@ static void *xmalloc(size_t n)
     return p;
 }
 
+/* Recursive doubling for a power of two members: in round k a PE holds
+ * the 2^k blocks of its group, contiguous in dest, and swaps them with the
+ * partner group's (n - 1 blocks in log2 n messages instead of n - 1). */
+static void fcollect_rounds(struct pshm_team *t, uint64_t call, char *dest, const void *src,
+                            size_t nbytes)
+{
+    int n = t->n_pes, me = t->my_pe;
+    if (nbytes && dest + (size_t)me * nbytes != (const char *)src)
+        memmove(dest + (size_t)me * nbytes, src, nbytes);
+    struct mq q;
+    mq_init(&q, 2);
+    for (unsigned k = 0; (1 << k) < n; k++) {
+        int partner = me ^ (1 << k), mine = me >> k << k, theirs = partner >> k << k;
+        size_t len = ((size_t)1 << k) * nbytes;
+        mrecv(&q, t, partner, call, k, dest + (size_t)theirs * nbytes, len);
+        msend(&q, t, partner, call, k, dest + (size_t)mine * nbytes, len);
+        mq_wait(&q);
+    }
+}
+
 int pshm_msg_fcollect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
+    int n = t->n_pes;
     coll_enter(t);
     uint64_t call = ++t->sym->l.seq;
-    exchange_blocks(t, call, dest, src, NULL, NULL, nbytes);
+    int algo = pshm_coll_cfg.algo[PSHM_CEXT_OP_FCOLLECT];
+    if ((algo == PSHM_ALG_AUTO && crowded_rounds(t)) ||
+        (algo == PSHM_COLLECT_RECURSIVE_DOUBLING && n > 2 && !(n & (n - 1))))
+        fcollect_rounds(t, call, dest, src, nbytes);
+    else
+        exchange_blocks(t, call, dest, src, NULL, NULL, nbytes);
     return 0;
 }
 

@@ -13,6 +13,10 @@
  * every member answers alike (pshm_coll_team_attach, hier.c). */
 int pshm_coll_msg_usable(const struct pshm_team *t) PSHM_HIDDEN;
 
+/* What the barrier, reductions and fcollect of t do on messages, in a
+ * few words for shmem_info. */
+const char *pshm_msg_shape(const struct pshm_team *t) PSHM_HIDDEN;
+
 int pshm_msg_barrier(struct pshm_team *t) PSHM_HIDDEN;
 int pshm_msg_broadcast(struct pshm_team *t, void *dest, const void *src, size_t nbytes,
                        int root) PSHM_HIDDEN;

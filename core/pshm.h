@@ -73,6 +73,7 @@ struct pshm_global {
     int oversubscribed; /* more PEs on this node than cores */
     int oversubscribed_any; /* on some node of the job: the same on every PE */
     unsigned wait_hot;      /* polls of a wait without a pause (core/sync.c) */
+    unsigned wait_yield_every; /* polls per yield of a wait that never sleeps (core/sync.c) */
     int tp_progress;
     struct pshm_sleep **sleep_at; /* by world PE: its sleep word, if mapped here */
     int nspaces; /* memory spaces attached (core/space.c) */
@@ -347,6 +348,7 @@ struct pshm_wait {
     uint64_t yield_until;     /* CLOCK_MONOTONIC ns: yield until then, then sleep */
     struct pshm_sleep *sleep; /* set while counted as a sleeper */
     int coll;                 /* a collective's wait: look for PEs that left */
+    int on_node;              /* the word is stored by a PE of this node */
 };
 
 /* One AMO on this PE's or PE pe's internal area, by CPU or transport,
@@ -364,6 +366,12 @@ void pshm_wait_leave(struct pshm_wait *w) PSHM_HIDDEN;
  * thread first waits (pshm_wait_thread_note, SHMEM_THREAD_MULTIPLE). */
 void pshm_wait_budget_init(int n_local) PSHM_HIDDEN;
 void pshm_wait_budget_update(void) PSHM_HIDDEN;
+/* The CPUs this process may run on (sched_getaffinity), as a bit set of
+ * PSHM_CPU_WORDS words; all zero if unknown.  Once the PEs of this node
+ * have swapped theirs: the budget counts the cores of their union. */
+#define PSHM_CPU_WORDS 16
+void pshm_cpus_mine(uint64_t mask[PSHM_CPU_WORDS]) PSHM_HIDDEN;
+void pshm_wait_budget_cpus(const uint64_t node_mask[PSHM_CPU_WORDS], int node_pes) PSHM_HIDDEN;
 void pshm_wait_thread_note(void) PSHM_HIDDEN;
 static inline void pshm_wait_end(struct pshm_wait *w)
 {

@@ -24,6 +24,8 @@ struct card {
     /* This PE's node has more PEs than cores: rides with the cards to
      * spare the job an exchange of its own (pshm_g.oversubscribed_any). */
     uint64_t oversubscribed;
+    /* The CPUs it may run on: also rides here (pshm_wait_budget_cpus). */
+    uint64_t cpus[PSHM_CPU_WORDS];
 };
 
 static struct {
@@ -239,6 +241,7 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
         goto out;
     }
     mine.oversubscribed = (uint64_t)pshm_g.oversubscribed;
+    pshm_cpus_mine(mine.cpus);
     if (b->allgather(&mine, all, sizeof mine)) {
         pshm_error("bootstrap exchange of segment names failed");
         goto out;
@@ -246,6 +249,20 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
     pshm_g.oversubscribed_any = 0;
     for (int i = 0; i < b->size; i++)
         pshm_g.oversubscribed_any |= all[i].oversubscribed != 0;
+    /* The same union on every PE of the node (an emulated one too), so
+     * the same pshm_g.oversubscribed for their algorithms' choices. */
+    uint64_t node_cpus[PSHM_CPU_WORDS] = {0};
+    int known = 1;
+    for (int i = 0; i < b->n_local; i++) {
+        uint64_t any = 0;
+        for (int w = 0; w < PSHM_CPU_WORDS; w++) {
+            node_cpus[w] |= all[b->local_ranks[i]].cpus[w];
+            any |= all[b->local_ranks[i]].cpus[w];
+        }
+        known &= any != 0;
+    }
+    if (known)
+        pshm_wait_budget_cpus(node_cpus, b->n_local);
     pshm_g.peer[b->rank].base[PSHM_SEG_HEAP] = seg.heap;
     if (mine.data_size)
         pshm_g.peer[b->rank].base[PSHM_SEG_DATA] = (char *)dr.lo;

@@ -2,6 +2,7 @@
 """Collectives over a network, beside Open MPI over the same network.
 
   net_compare.py [--rounds R] [--npes 2,4] [--iters N] [--no-ompi] [--nodes-npes 4]
+                 [--part 1|2|both] [--no-pin] [--before BUILD]
 
 Part 1, every PE through the transport (SHMEM_BYPASS=0), one run after the
 other in each round, R rounds (median per cell):
@@ -21,10 +22,10 @@ Part 2, two emulated nodes (SHMEM_EMULATE_NODES=2, bypass on) over ucx tcp
 and ofi tcp, each cell beside its floor: the leaders' messages (one
 exchange for the barrier, reductions and fcollect, one one-way latency for
 the broadcast, from the same raw benchmarks), plus the on-node phases
-measured on shm with a node's PEs; and beside a crowded floor, the same
-with the raw benchmark run as one pair per two of the job's PEs at once,
-so that as many processes share the cores as in the job (on a machine
-with fewer cores than PEs, every exchange then waits for scheduling).
+measured on shm with a node's PEs.  Each emulated node gets a core of
+its own and its PEs share it, as on two real nodes of one core each; the
+on-node phases are measured so too (--no-pin: placement left to the
+scheduler, which may put both leaders on one core).
 The alltoall has no leaders: each PE
 sends its blocks across at once (one exchange) and closes with its node's
 barrier.
@@ -79,10 +80,21 @@ def run(cmd, env=None, tries=1):
     return {}
 
 
-def ours(npes, extra, iters):
+# Runs the command on the CPU given for its PE (PMIX_RANK) in PIN_CPUS.
+PIN = ('i=0; for c in $PIN_CPUS; do [ "$i" = "$PMIX_RANK" ] && exec taskset -c "$c" "$0" "$@"; '
+       'i=$((i + 1)); done; echo "no CPU for PE $PMIX_RANK in PIN_CPUS" >&2; exit 1')
+
+
+def ours(npes, extra, iters, cpus=None, build=BUILD):
+    """coll_bench's cells; cpus: the CPU of each PE, or None to leave
+    placement to the scheduler."""
     env = dict(os.environ, COLL_BENCH_OPS=OPS, **extra)
-    return run([os.path.join(BUILD, "tools", "oshrun"), "-n", str(npes),
-                os.path.join(BUILD, "bench", "coll", "coll_bench_as"), "32768", str(iters)], env)
+    pin = []
+    if cpus:
+        env["PIN_CPUS"] = " ".join(str(c) for c in cpus)
+        pin = ["sh", "-c", PIN]
+    return run([os.path.join(build, "tools", "oshrun"), "-n", str(npes)] + pin +
+               [os.path.join(build, "bench", "coll", "coll_bench_as"), "32768", str(iters)], env)
 
 
 def ompi(prog, npes, iters):
@@ -106,23 +118,18 @@ RAW = {"ucx tcp": (("ucx", "raw_ucx_msg"), {"UCX_TLS": "tcp"}),
        "ofi tcp": (("ofi", "raw_ofi_msg"), {"FI_PROVIDER": "tcp;ofi_rxm"})}
 
 
-def raw_msg(name, rounds, pairs=1):
-    """(exchange, one way) in us, medians of rounds runs of the raw benchmark,
-    each run pairs copies of it at once (2 * pairs processes, as many as
-    the PEs of the job it stands for)."""
+def raw_msg(name, rounds):
+    """(exchange, one way) in us, medians of rounds runs of the raw benchmark."""
     tool, env = RAW[name]
     ex, ow = [], []
     for _ in range(rounds):
-        procs = [subprocess.Popen([os.path.join(BUILD, "bench", tool[0], tool[1]), "20000"],
-                                  env=dict(os.environ, **env), stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, text=True) for _ in range(pairs)]
-        for p in procs:
-            out = p.communicate(timeout=300)[0]
-            m = re.search(r"exchange8\s+([0-9.]+)\s*us\s+pingpong8 \(one way\)\s+([0-9.]+)",
-                          out)
-            if m:
-                ex.append(float(m.group(1)))
-                ow.append(float(m.group(2)))
+        out = subprocess.run([os.path.join(BUILD, "bench", tool[0], tool[1]), "20000"],
+                             env=dict(os.environ, **env), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, timeout=300).stdout
+        m = re.search(r"exchange8\s+([0-9.]+)\s*us\s+pingpong8 \(one way\)\s+([0-9.]+)", out)
+        if m:
+            ex.append(float(m.group(1)))
+            ow.append(float(m.group(2)))
     if not ex:
         return None, None
     return statistics.median(ex), statistics.median(ow)
@@ -141,12 +148,16 @@ def part1(args, prog):
     print("\nRaw tagged messages, 8 B, median of %d runs: %s" % (args.rounds, "; ".join(
         f"{name} exchange {fmt(v[0])} us, one way {fmt(v[1])} us" for name, v in raw.items())))
     for npes in args.npes:
-        samples = {k: [] for k in list(OURS) + (["Open MPI"] if prog else [])}
+        before = [f"{name} before" for name in OURS] if args.before else []
+        samples = {k: [] for k in list(OURS) + (["Open MPI"] if prog else []) + before}
         for _ in range(args.rounds):
             for name, extra in OURS.items():
                 samples[name].append(ours(npes, dict(extra, SHMEM_BYPASS="0"), args.iters))
             if prog:
                 samples["Open MPI"].append(ompi(prog, npes, args.iters))
+            for name, extra in OURS.items() if args.before else ():
+                samples[f"{name} before"].append(
+                    ours(npes, dict(extra, SHMEM_BYPASS="0"), args.iters, build=args.before))
         print(f"\n{npes} PEs, bypass off, every byte over TCP: us per call, slowest PE, "
               f"median of {args.rounds} alternating rounds\n")
         floors = npes == 2
@@ -159,7 +170,7 @@ def part1(args, prog):
             vals = [median(s, cell) for s in samples.values()]
             line = f"| {cell[0]} {cell[1]} B | " + " | ".join(fmt(v) for v in vals)
             if prog:
-                o = vals[-1]
+                o = vals[len(OURS)]
                 line += "".join(f" | {v / o:.2f}" if v and o else " | -" for v in vals[:2])
             if floors:
                 line += "".join(f" | {fmt(floor_of(cell, raw[name]))}" for name in OURS)
@@ -169,12 +180,15 @@ def part1(args, prog):
 def part2(args):
     npes = args.nodes_npes
     per_node = npes // 2
-    shm = [ours(per_node, {"SHMEM_TRANSPORT": "shm"}, args.iters) for _ in range(args.rounds)]
+    # Each emulated node on a core of its own (as real nodes share none),
+    # its PEs together on it: PE r is on node r % 2 (SHMEM_EMULATE_NODES).
+    # --no-pin leaves placement to the scheduler, which may put both
+    # leaders on one core, something two real nodes never do.
+    cpus = sorted(os.sched_getaffinity(0))
+    node_cpu = None if args.no_pin or len(cpus) < 2 else [cpus[r % 2] for r in range(npes)]
+    shm = [ours(per_node, {"SHMEM_TRANSPORT": "shm"}, args.iters,
+                node_cpu and [cpus[0]] * per_node) for _ in range(args.rounds)]
     raw = {name: raw_msg(name, args.rounds) for name in OURS}
-    # The same messages with as many processes as the job has PEs: on a
-    # machine with fewer cores than that, what the library alone takes
-    # when every exchange waits for processes to be scheduled.
-    crowded = {name: raw_msg(name, args.rounds, per_node) for name in OURS}
     on_node = {  # the on-node phases of each node-aware algorithm (collectives/hier.c)
         ("barrier", 0): [("barrier", 0), ("barrier", 0)],
         ("bcast", 8): [("bcast", 8), ("bcast", 8)],
@@ -187,29 +201,32 @@ def part2(args):
         # on-node stores, then the node's barrier
         ("alltoall", 8): [("barrier", 0)],
     }
+    where = ("each node's PEs on a core of their own" if node_cpu else
+             "placed by the scheduler")
     for name, extra in OURS.items():
-        runs = [ours(npes, dict(extra, SHMEM_EMULATE_NODES="2"), args.iters)
-                for _ in range(args.rounds)]
-        print(f"\n{npes} PEs on 2 emulated nodes over {name} (bypass on): us per call; floor = "
-              f"the leaders' messages (raw exchange {fmt(raw[name][0])} us, one way "
-              f"{fmt(raw[name][1])} us) + on-node phases (shm, {per_node} PEs); crowded floor: "
-              f"the same with the raw benchmark run as {per_node} pairs at once, {npes} "
-              f"processes as the job has (exchange {fmt(crowded[name][0])} us, one way "
-              f"{fmt(crowded[name][1])} us)\n")
-        print("| cell | time | floor | time / floor | crowded floor | time / crowded floor |")
-        print("| --- | --- | --- | --- | --- | --- |")
+        env = dict(extra, SHMEM_EMULATE_NODES="2")
+        runs, before = [], []
+        for _ in range(args.rounds):  # alternating with --before's build
+            runs.append(ours(npes, env, args.iters, node_cpu))
+            if args.before:
+                before.append(ours(npes, env, args.iters, node_cpu, args.before))
+        print(f"\n{npes} PEs on 2 emulated nodes over {name} (bypass on, {where}): us per "
+              f"call; floor = the leaders' messages (raw exchange {fmt(raw[name][0])} us, one "
+              f"way {fmt(raw[name][1])} us) + on-node phases (shm, {per_node} PEs"
+              f"{' on one core' if node_cpu else ''})\n")
+        b_head = f" before ({args.before}) |" if args.before else ""
+        print(f"| cell |{b_head} time | floor | time / floor |")
+        print("| --- |" + (" --- |" if args.before else "") + " --- | --- | --- |")
         for cell, phases in on_node.items():
             t = median(runs, cell)
+            b_col = f" {fmt(median(before, cell))} |" if args.before else ""
             parts = [median(shm, p) for p in phases]
-            line = f"| {cell[0]} {cell[1]} B | {fmt(t)}"
-            for r in (raw[name], crowded[name]):
-                floor = None
-                leaders = floor_of(cell, r)
-                if leaders is not None and all(p is not None for p in parts):
-                    floor = leaders + sum(parts)
-                ratio = f"{t / floor:.2f}" if t and floor else "-"
-                line += f" | {fmt(floor)} | {ratio}"
-            print(line + " |")
+            floor = None
+            leaders = floor_of(cell, raw[name])
+            if leaders is not None and all(p is not None for p in parts):
+                floor = leaders + sum(parts)
+            ratio = f"{t / floor:.2f}" if t and floor else "-"
+            print(f"| {cell[0]} {cell[1]} B |{b_col} {fmt(t)} | {fmt(floor)} | {ratio} |")
 
 
 def main():
@@ -220,6 +237,10 @@ def main():
     ap.add_argument("--nodes-npes", type=int, default=4)
     ap.add_argument("--no-ompi", action="store_true")
     ap.add_argument("--part", choices=["1", "2", "both"], default="both")
+    ap.add_argument("--no-pin", action="store_true",
+                    help="part 2: leave the PEs' placement to the scheduler")
+    ap.add_argument("--before", metavar="BUILD",
+                    help="also run this build's coll_bench, alternating (columns 'before')")
     args = ap.parse_args()
     args.npes = [int(x) for x in args.npes.split(",")]
     prog = None

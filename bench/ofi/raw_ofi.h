@@ -10,6 +10,8 @@
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
+#include <rdma/fi_tagged.h>
+#include <sys/uio.h>
 
 #include "../raw_pair.h"
 
@@ -26,13 +28,13 @@ struct raw_ofi {
     struct fi_info *info;
     struct fid_fabric *fab;
     struct fid_domain *dom;
-    struct fid_av *av; /* a table of 2 */
+    struct fid_av *av; /* a table of the processes */
     struct fid_cq *cq; /* context format, no wait object */
 };
 
 /* The first provider with caps (FI_PROVIDER chooses), its fabric, domain,
- * address vector and CQ. */
-static inline void raw_ofi_open(uint64_t caps, struct raw_ofi *r)
+ * address vector (for n processes) and CQ. */
+static inline void raw_ofi_open(uint64_t caps, int n, struct raw_ofi *r)
 {
     struct fi_info *h = fi_allocinfo();
     h->caps = caps;
@@ -43,10 +45,24 @@ static inline void raw_ofi_open(uint64_t caps, struct raw_ofi *r)
     fi_freeinfo(h);
     CHECK(fi_fabric(r->info->fabric_attr, &r->fab, NULL));
     CHECK(fi_domain(r->fab, r->info, &r->dom, NULL));
-    struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = 2};
+    struct fi_av_attr ava = {.type = FI_AV_TABLE, .count = (size_t)n};
     CHECK(fi_av_open(r->dom, &ava, &r->av, NULL));
     struct fi_cq_attr cqa = {.format = FI_CQ_FORMAT_CONTEXT, .wait_obj = FI_WAIT_NONE};
     CHECK(fi_cq_open(r->dom, &cqa, &r->cq, NULL));
+}
+
+/* Posts a tagged receive of len bytes into buf (its own context),
+ * reading the CQ while the provider is out of room. */
+static inline void raw_ofi_post_trecv(struct fid_ep *ep, struct fid_cq *cq, void *buf, size_t len,
+                                      uint64_t tag)
+{
+    struct iovec iov = {buf, len};
+    struct fi_msg_tagged m = {
+        .msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .tag = tag, .context = buf};
+    ssize_t rc;
+    while ((rc = fi_trecvmsg(ep, &m, FI_COMPLETION)) == -FI_EAGAIN)
+        (void)fi_cq_read(cq, NULL, 0);
+    CHECK(rc);
 }
 
 static inline void raw_ofi_close(struct raw_ofi *r)

@@ -28,16 +28,7 @@ static struct fid_ep *ep;
 static struct fid_cq *cq;
 static fi_addr_t peer;
 
-static void post_recv(uint64_t *buf, uint64_t tag)
-{
-    struct iovec iov = {buf, 8};
-    struct fi_msg_tagged m = {
-        .msg_iov = &iov, .iov_count = 1, .addr = FI_ADDR_UNSPEC, .tag = tag, .context = buf};
-    ssize_t rc;
-    while ((rc = fi_trecvmsg(ep, &m, FI_COMPLETION)) == -FI_EAGAIN)
-        (void)fi_cq_read(cq, NULL, 0);
-    CHECK(rc);
-}
+static void post_recv(uint64_t *buf, uint64_t tag) { raw_ofi_post_trecv(ep, cq, buf, 8, tag); }
 
 static void send8(const uint64_t *buf, uint64_t tag)
 {
@@ -94,7 +85,7 @@ int main(int argc, char **argv)
     int me = pair.me, wr = pair.wr, rd = pair.rd;
     pid_t child = pair.child;
     struct raw_ofi r;
-    raw_ofi_open(FI_RMA | FI_ATOMIC | FI_TAGGED, &r);
+    raw_ofi_open(FI_RMA | FI_ATOMIC | FI_TAGGED, 2, &r);
     struct fi_info *info = r.info;
     struct fid_domain *dom = r.dom;
     struct fid_av *av = r.av;

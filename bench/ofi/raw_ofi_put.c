@@ -108,7 +108,7 @@ int main(int argc, char **argv)
     int me = child == 0 ? 1 : 0;
 
     struct raw_ofi r;
-    raw_ofi_open(FI_RMA | FI_ATOMIC, &r);
+    raw_ofi_open(FI_RMA | FI_ATOMIC, 2, &r);
     struct fi_info *info = r.info;
     struct fid_domain *dom = r.dom;
     struct fid_av *av = r.av;

@@ -25,14 +25,23 @@ static ucp_worker_h worker;
 /* The plugin's wait: a poll that found work polls again at once, then 200
  * pauses, then sched_yield (which also lets UCX's async thread run: over
  * tcp a loop that never yields waited milliseconds here). */
-static inline void wait_req(void *req)
+/* Whether req is a request to wait for (NULL: done at once); exits on an
+ * error. */
+static inline int req_pending(void *req)
 {
     if (req == NULL)
-        return;
+        return 0;
     if (UCS_PTR_IS_ERR(req)) {
         fprintf(stderr, "request: %s\n", ucs_status_string(UCS_PTR_STATUS(req)));
         exit(1);
     }
+    return 1;
+}
+
+static inline void wait_req(void *req)
+{
+    if (!req_pending(req))
+        return;
     unsigned spins = 0;
     while (ucp_request_check_status(req) == UCS_INPROGRESS) {
         if (ucp_worker_progress(worker))

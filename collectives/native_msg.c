@@ -65,10 +65,11 @@ enum { STEP_FOLD_IN = 254, STEP_FOLD_OUT = 255 };
  * tcp, an 8-byte reduction took 38-43 us in log2 n rounds against 47-54
  * in one step (Open MPI 36-37), a barrier 42-44 against 47-52.
  * oversubscribed_any is the same on every PE, so is the choice. */
+static int pow2_rounds(int n) { return n > 2 && !(n & (n - 1)); }
+
 static int crowded_rounds(const struct pshm_team *t)
 {
-    int n = t->n_pes;
-    return pshm_g.oversubscribed_any && n > 2 && !(n & (n - 1));
+    return pshm_g.oversubscribed_any && pow2_rounds(t->n_pes);
 }
 
 static int direct(const struct pshm_team *t, int op, size_t bytes)
@@ -362,12 +363,11 @@ static void fcollect_rounds(struct pshm_team *t, uint64_t call, char *dest, cons
 
 int pshm_msg_fcollect(struct pshm_team *t, void *dest, const void *src, size_t nbytes)
 {
-    int n = t->n_pes;
     coll_enter(t);
     uint64_t call = ++t->sym->l.seq;
     int algo = pshm_coll_cfg.algo[PSHM_CEXT_OP_FCOLLECT];
     if ((algo == PSHM_ALG_AUTO && crowded_rounds(t)) ||
-        (algo == PSHM_COLLECT_RECURSIVE_DOUBLING && n > 2 && !(n & (n - 1))))
+        (algo == PSHM_COLLECT_RECURSIVE_DOUBLING && pow2_rounds(t->n_pes)))
         fcollect_rounds(t, call, dest, src, nbytes);
     else
         exchange_blocks(t, call, dest, src, NULL, NULL, nbytes);

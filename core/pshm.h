@@ -371,6 +371,8 @@ void pshm_wait_budget_update(void) PSHM_HIDDEN;
  * have swapped theirs: the budget counts the cores of their union. */
 #define PSHM_CPU_WORDS 16
 void pshm_cpus_mine(uint64_t mask[PSHM_CPU_WORDS]) PSHM_HIDDEN;
+/* ORs from into into; whether from was known (not all zero). */
+int pshm_cpus_or(uint64_t into[PSHM_CPU_WORDS], const uint64_t from[PSHM_CPU_WORDS]) PSHM_HIDDEN;
 void pshm_wait_budget_cpus(const uint64_t node_mask[PSHM_CPU_WORDS], int node_pes) PSHM_HIDDEN;
 void pshm_wait_thread_note(void) PSHM_HIDDEN;
 static inline void pshm_wait_end(struct pshm_wait *w)

@@ -253,14 +253,8 @@ int pshm_segments_init(const struct pshm_boot *b, size_t user_size, int map_glob
      * the same pshm_g.oversubscribed for their algorithms' choices. */
     uint64_t node_cpus[PSHM_CPU_WORDS] = {0};
     int known = 1;
-    for (int i = 0; i < b->n_local; i++) {
-        uint64_t any = 0;
-        for (int w = 0; w < PSHM_CPU_WORDS; w++) {
-            node_cpus[w] |= all[b->local_ranks[i]].cpus[w];
-            any |= all[b->local_ranks[i]].cpus[w];
-        }
-        known &= any != 0;
-    }
+    for (int i = 0; i < b->n_local; i++)
+        known &= pshm_cpus_or(node_cpus, all[b->local_ranks[i]].cpus);
     if (known)
         pshm_wait_budget_cpus(node_cpus, b->n_local);
     pshm_g.peer[b->rank].base[PSHM_SEG_HEAP] = seg.heap;

@@ -106,6 +106,16 @@ void pshm_cpus_mine(uint64_t mask[PSHM_CPU_WORDS])
             mask[c / 64] |= (uint64_t)1 << (c % 64);
 }
 
+int pshm_cpus_or(uint64_t into[PSHM_CPU_WORDS], const uint64_t from[PSHM_CPU_WORDS])
+{
+    uint64_t any = 0;
+    for (int w = 0; w < PSHM_CPU_WORDS; w++) {
+        into[w] |= from[w];
+        any |= from[w];
+    }
+    return any != 0;
+}
+
 void pshm_wait_budget_cpus(const uint64_t node_mask[PSHM_CPU_WORDS], int node_pes)
 {
     unsigned long usable = 0;

@@ -99,29 +99,53 @@ static inline void raw_group_share(struct raw_group *g, const void *blob, size_t
     raw_group_barrier(g);
 }
 
-/* What the N-process baselines take: [processes] [iterations] [bytes], a
- * power of two processes, and message buffers of bytes (at least 8, a
- * multiple of 8) to send from and receive into. */
+/* What the N-process baselines take: [processes] [iterations] [bytes]
+ * [shape], a power of two processes, and message buffers to send from and
+ * receive into.  Shapes: "exchange" (every round bytes each way, at least
+ * 8 and a multiple of 8, then folded as a reduction's round: barrier and
+ * reductions), "doubling" (round k 2^k blocks of bytes each way, nothing
+ * folded: the recursive-doubling fcollect), "bcast" (a binomial tree from
+ * process 0, bytes down each edge, calls back to back: the broadcast). */
+enum { RAW_EXCHANGE, RAW_DOUBLING, RAW_BCAST };
 struct raw_group_run {
     int n;
     long iters;
     size_t bytes;
+    int shape;
+    size_t room; /* bytes of out and of in */
     uint64_t *out, *in;
     struct raw_wait_policy policy;
 };
 
+/* Bytes each way in round k. */
+static inline size_t raw_group_len(const struct raw_group_run *a, int k)
+{
+    return a->shape == RAW_DOUBLING ? a->bytes << k : a->bytes;
+}
+
 static inline struct raw_group_run raw_group_args(int argc, char **argv, const char *prog)
 {
+    static const char *const shapes[] = {"exchange", "doubling", "bcast"};
+    const char *shape = argc > 4 ? argv[4] : shapes[0];
     struct raw_group_run a = {argc > 1 ? atoi(argv[1]) : 4, argc > 2 ? atol(argv[2]) : 20000,
-                              argc > 3 ? (size_t)atol(argv[3]) : 8, NULL, NULL,
-                              raw_wait_policy()};
+                              argc > 3 ? (size_t)atol(argv[3]) : 8,
+                              -1, 0, NULL, NULL, raw_wait_policy()};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(shape, shapes[i]))
+            a.shape = i;
     if (a.n < 2 || a.n > RAW_GROUP_MAX || (a.n & (a.n - 1))) {
         fprintf(stderr, "%s: a power of two processes, 2 to %d\n", prog, RAW_GROUP_MAX);
         exit(1);
     }
+    if (a.shape < 0) {
+        fprintf(stderr, "%s: shape 'exchange', 'doubling' or 'bcast', not '%s'\n", prog, shape);
+        exit(1);
+    }
     a.bytes = a.bytes < 8 ? 8 : a.bytes / 8 * 8;
-    a.out = calloc(a.bytes / 8, 8);
-    a.in = calloc(a.bytes / 8, 8);
+    /* Doubling: the last round carries half the n blocks. */
+    a.room = a.shape == RAW_DOUBLING ? a.bytes * (size_t)a.n / 2 : a.bytes;
+    a.out = calloc(a.room / 8, 8);
+    a.in = calloc(a.room / 8, 8);
     if (!a.out || !a.in)
         exit(1);
     return a;
@@ -130,8 +154,25 @@ static inline struct raw_group_run raw_group_args(int argc, char **argv, const c
 /* Folds what came into what goes next, as a reduction's round does. */
 static inline void raw_group_fold(const struct raw_group_run *a)
 {
+    if (a->shape != RAW_EXCHANGE)
+        return;
     for (size_t w = 0; w < a->bytes / 8; w++)
         a->out[w] += a->in[w];
+}
+
+/* A binomial broadcast's edges at process me (root 0): the parent it
+ * receives from (-1 at the root), and its children me + m for each power
+ * of two m below the lowest bit of me (below n at the root), largest
+ * first, as the plugins' broadcast sends. */
+static inline int raw_group_parent(int me) { return me ? me & (me - 1) : -1; }
+
+static inline int raw_group_first_child_step(int me, int n)
+{
+    int top = me ? me & -me : n;
+    int m = 1;
+    while (m * 2 < top)
+        m *= 2;
+    return top > 1 ? m : 0;
 }
 
 /* Times iterations of loop after a tenth of them (connections), and
@@ -140,6 +181,9 @@ static inline void raw_group_time(struct raw_group *g, const struct raw_group_ru
                                   void (*loop)(long, int, int), const char *what)
 {
     loop(a->iters / 10, g->me, g->n);
+    /* All start together: a broadcast's root would otherwise be timing
+     * its sends while the others still drain the warm-up. */
+    raw_group_barrier(g);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     loop(a->iters, g->me, g->n);
@@ -153,10 +197,12 @@ static inline void raw_group_time(struct raw_group *g, const struct raw_group_ru
     double worst = 0;
     for (int i = 0; i < g->n; i++)
         worst = g->sh->us[i] > worst ? g->sh->us[i] : worst;
-    printf("raw %-14s %d processes: %d rounds of %zu-byte exchanges %8.3f us "
+    static const char *const what_shape[] = {"exchanges", "blocks, doubling exchanges",
+                                             "broadcasts, tree exchanges"};
+    printf("raw %-14s %d processes: %d rounds of %zu-byte %s %8.3f us "
            "(spins %u, a yield in %u)\n",
-           what, g->n, __builtin_ctz((unsigned)g->n), a->bytes, worst, a->policy.spins,
-           a->policy.every);
+           what, g->n, __builtin_ctz((unsigned)g->n), a->bytes, what_shape[a->shape], worst,
+           a->policy.spins, a->policy.every);
 }
 
 /* The parent reaps its children. */

@@ -5,11 +5,13 @@
  * 8-byte reduction, barrier or fcollect of a power of two PEs where PEs
  * outnumber cores (collectives/native_msg.c): log2 N rounds, each PE
  * sending 8 bytes to its partner (rank XOR 2^k, fi_tinject) and reading
- * the CQ until the partner's has come.  Prints the slowest process's time
+ * the CQ until the partner's has come, or (shape doubling) 2^k blocks in
+ * round k, as the recursive-doubling fcollect, or (shape bcast) a binomial
+ * broadcast's edges.  Prints the slowest process's time
  * per call.  Waits read the CQ; after RAW_SPINS idle reads (200) they
  * yield once in RAW_YIELD_EVERY (1).
  *
- *   FI_PROVIDER=tcp\;ofi_rxm raw_ofi_coll [processes] [iterations] [bytes]
+ *   FI_PROVIDER=tcp\;ofi_rxm raw_ofi_coll [processes] [iterations] [bytes] [exchange|doubling|bcast]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,16 +28,16 @@ static int sends; /* sends whose completion is still to be read */
 
 /* Injected where the provider allows it (the plugin's way); else sent
  * and its completion read. */
-static void send(const uint64_t *buf, int to, uint64_t tag)
+static void send(const uint64_t *buf, size_t len, int to, uint64_t tag)
 {
     ssize_t rc;
-    if (a.bytes <= inject_max) {
-        while ((rc = fi_tinject(ep, buf, a.bytes, fa[to], tag)) == -FI_EAGAIN)
+    if (len <= inject_max) {
+        while ((rc = fi_tinject(ep, buf, len, fa[to], tag)) == -FI_EAGAIN)
             (void)fi_cq_read(cq, NULL, 0);
         CHECK(rc);
         return;
     }
-    struct iovec iov = {(void *)buf, a.bytes};
+    struct iovec iov = {(void *)buf, len};
     struct fi_msg_tagged m = {
         .msg_iov = &iov, .iov_count = 1, .addr = fa[to], .tag = tag, .context = (void *)buf};
     while ((rc = fi_tsendmsg(ep, &m, FI_COMPLETION)) == -FI_EAGAIN)
@@ -44,12 +46,12 @@ static void send(const uint64_t *buf, int to, uint64_t tag)
     sends++;
 }
 
-/* Reads the CQ until the receive (and any send) has completed. */
-static void wait_recv(void)
+/* Reads the CQ until want completions (and any send's) have come. */
+static void wait_cq(int want)
 {
     struct fi_cq_entry e;
     unsigned spins = 0;
-    for (int left = 1 + sends; left;) {
+    for (int left = want + sends; left;) {
         ssize_t rc = fi_cq_read(cq, &e, 1);
         if (rc == -FI_EAGAIN) {
             raw_idle(&a.policy, &spins);
@@ -64,13 +66,33 @@ static void wait_recv(void)
     sends = 0;
 }
 
+static void wait_recv(void) { wait_cq(1); }
+static void wait_sends(void) { wait_cq(0); }
+
 __attribute__((noinline)) static void rounds_loop(long iters, int me, int n)
 {
+    if (a.shape == RAW_BCAST) {
+        int parent = raw_group_parent(me), first = raw_group_first_child_step(me, n);
+        for (long i = 0; i < iters; i++) {
+            uint64_t tag = (uint64_t)i << 8;
+            if (parent >= 0) {
+                raw_ofi_post_trecv(ep, cq, a.in, a.bytes, tag);
+                wait_recv();
+            }
+            for (int m = first; m; m >>= 1)
+                if (me + m < n)
+                    send(a.in, a.bytes, me + m, tag);
+            if (sends)
+                wait_sends();
+        }
+        return;
+    }
     for (long i = 0; i < iters; i++)
         for (int k = 0; (1 << k) < n; k++) {
             uint64_t tag = (uint64_t)i << 8 | (uint64_t)k;
-            raw_ofi_post_trecv(ep, cq, a.in, a.bytes, tag);
-            send(a.out, me ^ (1 << k), tag);
+            size_t len = raw_group_len(&a, k);
+            raw_ofi_post_trecv(ep, cq, a.in, len, tag);
+            send(a.out, len, me ^ (1 << k), tag);
             wait_recv();
             raw_group_fold(&a);
         }

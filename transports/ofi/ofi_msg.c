@@ -56,6 +56,9 @@ static void drive_msgs(unsigned *spins)
 
 void ofi_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *done)
 {
+    /* The program is in the library: the progress thread may rest.  A
+     * broadcast's root only sends, and never waits to say so otherwise. */
+    pshm_progress_poke(&g.pt);
     ENTER(&dflt);
     if (len <= g.info->tx_attr->inject_size) {
         POST("fi_tinject", fi_tinject(dflt.ep, buf, len, (fi_addr_t)pe, tag));

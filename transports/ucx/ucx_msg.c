@@ -39,6 +39,9 @@ void ucx_msg_send(int pe, uint64_t tag, const void *buf, size_t len, uint64_t *d
         .cb.send = sent,
         .user_data = done,
     };
+    /* The program is in the library: the progress thread may rest.  A
+     * broadcast's root only sends, and never waits to say so otherwise. */
+    pshm_progress_poke(&g.pt);
     ENTER(&dflt);
     void *r = ucp_tag_send_nbx(ucx_ep(&dflt, pe), buf, len, tag, &prm);
     LEAVE(&dflt);

@@ -162,7 +162,7 @@ ROUNDS_CELLS = {("barrier", 0): (8, "exchange"), ("bcast", 8): (8, "bcast"),
 
 
 def raw_coll(name, npes, nbytes, shape):
-    """us per call of the raw rounds among npes processes: the better
+    """us per call of the raw rounds among npes processes: the best
     policy's time, one run each."""
     tool, env = RAW[name]
     iters = str(20000 if nbytes <= 128 else 5000 if nbytes <= 8192 else 2000)
@@ -203,7 +203,7 @@ def floors(npes):
 
 def goal(ompi_t, floor):
     """What the issue asks of a cell: half of Open MPI's time, or the floor
-    where that is below it; Open MPI's time where no floor is known."""
+    where that is higher; Open MPI's time where no floor is known."""
     if ompi_t is None:
         return None
     return ompi_t if floor is None else max(ompi_t / 2, floor)

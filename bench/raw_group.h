@@ -160,20 +160,14 @@ static inline void raw_group_fold(const struct raw_group_run *a)
         a->out[w] += a->in[w];
 }
 
-/* A binomial broadcast's edges at process me (root 0): the parent it
- * receives from (-1 at the root), and its children me + m for each power
- * of two m below the lowest bit of me (below n at the root), largest
- * first, as the plugins' broadcast sends. */
+/* A binomial broadcast's edges at process me (root 0) of n, a power of
+ * two: the parent it receives from (-1 at the root), and its children
+ * me + m for each power of two m below the lowest bit of me (below n at
+ * the root), largest first, as the plugins' broadcast sends. */
 static inline int raw_group_parent(int me) { return me ? me & (me - 1) : -1; }
 
-static inline int raw_group_first_child_step(int me, int n)
-{
-    int top = me ? me & -me : n;
-    int m = 1;
-    while (m * 2 < top)
-        m *= 2;
-    return top > 1 ? m : 0;
-}
+/* The largest m, or 0 for a leaf. */
+static inline int raw_group_first_child_step(int me, int n) { return (me ? me & -me : n) / 2; }
 
 /* Times iterations of loop after a tenth of them (connections), and
  * prints the slowest process's time per call from the parent. */

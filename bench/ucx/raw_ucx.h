@@ -22,9 +22,6 @@
 
 static ucp_worker_h worker;
 
-/* The plugin's wait: a poll that found work polls again at once, then 200
- * pauses, then sched_yield (which also lets UCX's async thread run: over
- * tcp a loop that never yields waited milliseconds here). */
 /* Whether req is a request to wait for (NULL: done at once); exits on an
  * error. */
 static inline int req_pending(void *req)
@@ -38,6 +35,9 @@ static inline int req_pending(void *req)
     return 1;
 }
 
+/* The plugin's wait: a poll that found work polls again at once, then 200
+ * pauses, then sched_yield (which also lets UCX's async thread run: over
+ * tcp a loop that never yields waited milliseconds here). */
 static inline void wait_req(void *req)
 {
     if (!req_pending(req))

@@ -68,10 +68,10 @@ int main(int argc, char **argv)
     a = raw_group_args(argc, argv, "raw_ucx_coll");
     int n = a.n;
     struct raw_group g = raw_group_fork(n);
-    /* The plugin's rule for its messages (transports/ucx/ucx_worker.c):
-     * eager up to 1 MiB over tcp and shared memory, unless the user set
-     * UCX_RNDV_THRESH (=auto for UCX's choice); UCX reads the variable
-     * in raw_ucx_open. */
+    /* As the plugin's messages go over tcp (transports/ucx/ucx_worker.c,
+     * whose rule also requires every other transport to share memory):
+     * eager up to 1 MiB unless the user set UCX_RNDV_THRESH (=auto for
+     * UCX's choice); UCX reads the variable in raw_ucx_open. */
     const char *tls_env = getenv("UCX_TLS"), *rndv = getenv("UCX_RNDV_THRESH");
     if ((!rndv || !*rndv) && tls_env && strstr(tls_env, "tcp"))
         setenv("UCX_RNDV_THRESH", "1m", 1);

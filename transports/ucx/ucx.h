@@ -111,11 +111,14 @@ extern struct uctx dflt;
 /* ucx_plugin.c */
 __attribute__((noreturn, cold)) void ucx_fail(const char *what, int pe, ucs_status_t st);
 
-/* ucx_worker.c */
+/* ucx_eager.c */
 /* UCX_RNDV_THRESH set for the collectives' messages over tls (unless the
- * user set it): UCX_MSG_EAGER_MAX, or NULL where UCX chooses. */
+ * user set it): UCX_MSG_EAGER_MAX, or NULL where UCX chooses; *why (if
+ * why is not NULL) says which rule decided. */
 #define UCX_MSG_EAGER_MAX "1m"
-const char *ucx_msg_eager(const char *tls);
+const char *ucx_msg_eager(const char *tls, const char **why);
+
+/* ucx_worker.c */
 int ucx_context_open(const pshm_core_services *svc, ucp_context_h *out, char *tls_out,
                      size_t tlslen, int wakeup, char *why, size_t whylen);
 int ucx_worker_open(struct uctx *c, ucs_thread_mode_t mode, char *why, size_t whylen);

@@ -285,17 +285,18 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.req_test = ucx_req_test;
     ops.msg_send = ucx_msg_send;
     ops.msg_recv = ucx_msg_recv;
+    const char *eager_why;
+    const char *eager = ucx_msg_eager(g.tls, &eager_why);
     if (g.verbose)
         fprintf(stderr,
                 "ucx transport: UCX %s, UCX_TLS=%s, resources: %s; heap %s; connections %s; "
-                "messages eager up to %s; progress thread %s; long waits %s; CPU-coherent "
+                "messages eager up to %s (%s); progress thread %s; long waits %s; CPU-coherent "
                 "atomics %s; fetching and/or/xor %s (self-test: UCX-allocated memory %s, "
                 "registered memory %s)\n",
                 ucp_get_version_string(), g.tls, res,
                 g.heap_adopted ? "allocated by UCX" : "the core's, registered",
                 g.eager ? "eager" : "lazy",
-                ucx_msg_eager(g.tls) ? UCX_MSG_EAGER_MAX " bytes (tcp has no remote access)"
-                : getenv("UCX_RNDV_THRESH") ? "UCX_RNDV_THRESH" : "UCX's choice",
+                eager ? UCX_MSG_EAGER_MAX " bytes" : "the threshold", eager_why,
                 g.pt.on ? "on" : "off", g.wakeup ? "sleep on the worker's events" : "poll",
                 g.coherent ? "yes" : "no",
                 g.fetch_bitwise_cas ? "by compare-and-swap" : "native",

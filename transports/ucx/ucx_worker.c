@@ -6,34 +6,6 @@
 
 #include "ucx.h"
 
-/* Whether UCX_TLS names tcp and otherwise only shared memory: transports
- * without remote memory access. */
-static int tcp_without_rdma(const char *tls)
-{
-    static const char *const allowed[] = {"tcp", "self", "sm", "shm", "posix", "sysv",
-                                          "cma", "knem", "xpmem"};
-    int tcp = 0;
-    for (const char *p = tls; *p;) {
-        size_t n = strcspn(p, ",");
-        int ok = 0;
-        for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
-            ok |= strlen(allowed[i]) == n && !strncmp(p, allowed[i], n);
-        if (!ok)
-            return 0;
-        tcp |= n == 3 && !strncmp(p, "tcp", 3);
-        p += n + (p[n] == ',');
-    }
-    return tcp;
-}
-
-const char *ucx_msg_eager(const char *tls)
-{
-    const char *user = getenv("UCX_RNDV_THRESH");
-    if (user && *user)
-        return NULL;
-    return tcp_without_rdma(tls) ? UCX_MSG_EAGER_MAX : NULL;
-}
-
 /* Also called by query(), maybe while a job runs: touches no global. */
 int ucx_context_open(const pshm_core_services *svc, ucp_context_h *out, char *tls_out,
                      size_t tlslen, int wakeup, char *why, size_t whylen)
@@ -62,7 +34,7 @@ int ucx_context_open(const pshm_core_services *svc, ucp_context_h *out, char *tl
      * over tcp took 31-38 us by rendezvous, 16-21 eager; 256 KiB 121
      * against 104; 1 MiB alike; over sm 32 KiB 10.0 against 6.4
      * (bench/ucx/raw_ucx_coll, docs/ucx.md).  UCX_RNDV_THRESH wins. */
-    const char *eager = ucx_msg_eager(tls_out);
+    const char *eager = ucx_msg_eager(tls_out, NULL);
     if (eager && (st = ucp_config_modify(cfg, "RNDV_THRESH", eager)) != UCS_OK) {
         snprintf(why, whylen, "UCX does not accept RNDV_THRESH=%s: %s", eager,
                  ucs_status_string(st));

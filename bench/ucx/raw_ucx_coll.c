@@ -68,7 +68,7 @@ int main(int argc, char **argv)
     a = raw_group_args(argc, argv, "raw_ucx_coll");
     int n = a.n;
     struct raw_group g = raw_group_fork(n);
-    /* As the plugin's messages go over tcp (transports/ucx/ucx_worker.c,
+    /* As the plugin's messages go over tcp (transports/ucx/ucx_eager.c,
      * whose rule also requires every other transport to share memory):
      * eager up to 1 MiB unless the user set UCX_RNDV_THRESH (=auto for
      * UCX's choice); UCX reads the variable in raw_ucx_open. */

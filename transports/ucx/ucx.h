@@ -110,6 +110,9 @@ extern struct uctx dflt;
 
 /* ucx_plugin.c */
 __attribute__((noreturn, cold)) void ucx_fail(const char *what, int pe, ucs_status_t st);
+/* Whether transport (or UCT component) tl is served by a CPU: self, tcp
+ * and the shared-memory ones, no device with remote access. */
+int ucx_cpu_served_tl(const char *tl);
 
 /* ucx_eager.c */
 /* UCX_RNDV_THRESH set for the collectives' messages over tls (unless the

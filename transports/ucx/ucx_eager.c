@@ -9,36 +9,33 @@
 #include "ucx.h"
 
 /* Whether the comma-separated list names tcp and otherwise only
- * transports within a node. */
+ * transports served by a CPU ("sm" and "shm" name UCX's shared-memory
+ * group). */
 static int tcp_without_rdma(const char *tls)
 {
-    static const char *const allowed[] = {"tcp", "self", "sm", "shm", "posix", "sysv",
-                                          "cma", "knem", "xpmem"};
     int tcp = 0;
     for (const char *p = tls; *p;) {
         size_t n = strcspn(p, ",");
-        int ok = 0;
-        for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
-            ok |= strlen(allowed[i]) == n && !strncmp(p, allowed[i], n);
-        if (!ok)
+        char tl[16];
+        if (n >= sizeof tl)
             return 0;
-        tcp |= n == 3 && !strncmp(p, "tcp", 3);
+        memcpy(tl, p, n);
+        tl[n] = 0;
+        if (!ucx_cpu_served_tl(tl) && strcmp(tl, "sm") && strcmp(tl, "shm"))
+            return 0;
+        tcp |= !strcmp(tl, "tcp");
         p += n + (p[n] == ',');
     }
     return tcp;
 }
 
 /* Whether UCX finds a device it could reach other nodes through other
- * than by tcp (InfiniBand, RoCE, ...): a component outside tcp, shared
- * memory and accelerator copies with a memory domain.  The ib and rdmacm
- * components are there wherever UCX was built with them, with no memory
- * domain where there is no device.  If UCX cannot say, assume there is. */
+ * than by tcp (InfiniBand, RoCE, a GPU's copies...): a component not
+ * served by a CPU with a memory domain.  The ib and rdmacm components are
+ * there wherever UCX was built with them, with no memory domain where
+ * there is no device.  If UCX cannot say, assume there is one. */
 static int remote_access_found(void)
 {
-    static const char *const local[] = {"self",     "tcp",      "sysv",     "posix",
-                                        "cma",      "knem",     "xpmem",    "cuda_cpy",
-                                        "cuda_ipc", "gdr_copy", "rocm_cpy", "rocm_ipc",
-                                        "rocm_gdr", "ze_copy",  "ze_ipc"};
     static int found = -1; /* the devices do not change while a process runs */
     if (found >= 0)
         return found;
@@ -50,14 +47,8 @@ static int remote_access_found(void)
     for (unsigned i = 0; i < n && !any; i++) {
         uct_component_attr_t a = {.field_mask = UCT_COMPONENT_ATTR_FIELD_NAME |
                                                 UCT_COMPONENT_ATTR_FIELD_MD_RESOURCE_COUNT};
-        if (uct_component_query(comps[i], &a) != UCS_OK) {
-            any = 1;
-            break;
-        }
-        int is_local = 0;
-        for (size_t j = 0; j < sizeof local / sizeof *local; j++)
-            is_local |= !strcmp(a.name, local[j]);
-        any = !is_local && a.md_resource_count > 0;
+        any = uct_component_query(comps[i], &a) != UCS_OK ||
+              (!ucx_cpu_served_tl(a.name) && a.md_resource_count > 0);
     }
     uct_release_component_list(comps);
     return found = any;
@@ -71,10 +62,10 @@ const char *ucx_msg_eager(const char *tls, const char **why)
         rule = "UCX_RNDV_THRESH";
     else if (tcp_without_rdma(tls))
         eager = UCX_MSG_EAGER_MAX, rule = "tcp has no remote access";
-    else if (!strcmp(tls, "all") && !remote_access_found())
-        eager = UCX_MSG_EAGER_MAX, rule = "UCX_TLS=all and no device with remote access";
-    else if (!strcmp(tls, "all"))
+    else if (!strcmp(tls, "all") && remote_access_found())
         rule = "UCX's choice: UCX_TLS=all and a device with remote access";
+    else if (!strcmp(tls, "all"))
+        eager = UCX_MSG_EAGER_MAX, rule = "UCX_TLS=all and no device with remote access";
     if (why)
         *why = rule;
     return eager;

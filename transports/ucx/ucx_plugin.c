@@ -39,8 +39,9 @@ void ucx_fail(const char *what, int pe, ucs_status_t st)
 /* Transports whose atomics on our memory are applied by the target's CPU
  * (UCP's software emulation, or CPU atomics on attached memory), hence
  * atomic with respect to on-node peers' CPU atomics.  Anything else (IB's
- * rc/dc/ud, GPUs) may use device atomics, which are not. */
-static int cpu_atomic_tl(const char *tl)
+ * rc/dc/ud, GPUs) may use device atomics, which are not.  Their UCT
+ * components bear the same names (ucx_eager.c asks those). */
+int ucx_cpu_served_tl(const char *tl)
 {
     static const char *const cpu[] = {"self", "tcp", "sysv", "posix", "cma", "knem", "xpmem"};
     for (size_t i = 0; i < sizeof cpu / sizeof *cpu; i++)
@@ -73,7 +74,7 @@ static int device_resources(ucp_context_h ctx, char *out, size_t outlen)
         if (sscanf(dash + 3, "%63[^/]", tl) != 1)
             continue;
         found++;
-        device += !cpu_atomic_tl(tl);
+        device += !ucx_cpu_served_tl(tl);
         if (used + strlen(dash + 3) + 2 < outlen)
             used += (size_t)snprintf(out + used, outlen - used, "%s%s", used ? " " : "", dash + 3);
     }
@@ -285,9 +286,8 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
     ops.req_test = ucx_req_test;
     ops.msg_send = ucx_msg_send;
     ops.msg_recv = ucx_msg_recv;
-    const char *eager_why;
-    const char *eager = ucx_msg_eager(g.tls, &eager_why);
-    if (g.verbose)
+    if (g.verbose) {
+        const char *eager_why, *eager = ucx_msg_eager(g.tls, &eager_why);
         fprintf(stderr,
                 "ucx transport: UCX %s, UCX_TLS=%s, resources: %s; heap %s; connections %s; "
                 "messages eager up to %s (%s); progress thread %s; long waits %s; CPU-coherent "
@@ -302,6 +302,7 @@ static int ucx_init(const pshm_core_services *svc, const pshm_transport_ops **ou
                 g.fetch_bitwise_cas ? "by compare-and-swap" : "native",
                 g.bug_seen[PROBE_UCX_ALLOCATED] ? "WRONG" : "right",
                 g.bug_seen[PROBE_REGISTERED] ? "WRONG" : "right");
+    }
     *out = &ops;
     return 0;
 fail:

@@ -206,7 +206,9 @@ static double measure(op_fn op, size_t size, int coll, long *calls)
 static void row(const char *bench, size_t bytes, double value, const char *unit, long calls,
                 double secs)
 {
-    printf("%s,%zu,%.6g,%s,%ld,%.4f\n", bench, bytes, value, unit, calls, secs);
+    /* Relative precision: a short timed batch (a few calls of a few us,
+     * after a warm-up that met a stall) must not print as 0 seconds. */
+    printf("%s,%zu,%.6g,%s,%ld,%.6g\n", bench, bytes, value, unit, calls, secs);
     fflush(stdout);
 }
 
